@@ -1,0 +1,22 @@
+// The universal entry of @enrich/core: runs in Node, browsers and Apps Script's V8, so nothing
+// reachable from here may use Node, the DOM, fetch, timers, URL, TextEncoder, structuredClone,
+// Buffer or process (test/vm.test.ts proves it on the bundle).
+export * from './batch.js';
+export * from './billing.js';
+export * from './call.js';
+export * from './catalog.js';
+export * from './column-mapping.js';
+export * from './errors.js';
+export type { InputField, InputKind } from './fields.js';
+export * from './flatten.js';
+export * from './http.js';
+export * from './normalise.js';
+export * from './openapi.js';
+export type { GroupField, LeafField, Looks, OutputField, OutputShape } from './outputs.js';
+export * from './request.js';
+export * from './request-key.js';
+export * from './response.js';
+export * from './retry.js';
+export * from './rules.js';
+export * from './settings.js';
+export * from './validate.js';

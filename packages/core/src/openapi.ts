@@ -1,0 +1,139 @@
+// The OpenAPI 3.1 document of the API, derived from the catalog. `pnpm openapi` writes it to
+// packages/core/openapi.json; a test checks that the file is current, and CI lints it.
+import { OPERATIONS, type Operation } from './catalog.js';
+import { messageForStatus } from './errors.js';
+import type { InputField } from './fields.js';
+import type { LeafField, OutputShape } from './outputs.js';
+import type { Rule } from './rules.js';
+import { DEFAULT_BASE_URL, DEFAULT_BASE_URL_V3 } from './settings.js';
+
+type Json = { [key: string]: unknown };
+
+export function buildOpenApi(): Json {
+  const paths: Json = {};
+  for (const op of OPERATIONS) paths[op.path] = pathItem(op);
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Data enrichment service: append, lookup and verify',
+      version: '2.0.0',
+      description:
+        'Generated from the operation catalog in packages/core. Data for marketing and lead-validation purposes only; not for consumer-report purposes (credit, insurance, employment).',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: DEFAULT_BASE_URL, description: '{base_url}: the version-2 operations' }],
+    security: [{ apiKey: [] }],
+    tags: [
+      { name: 'append', description: 'Add missing information to an existing record.' },
+      { name: 'lookup', description: 'Return the information associated with one data point.' },
+      {
+        name: 'verify',
+        description: 'Check accuracy, deliverability, compliance or identity of supplied data.',
+      },
+    ],
+    paths,
+    components: {
+      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
+    },
+  };
+}
+
+function pathItem(op: Operation): Json {
+  const item: Json = {
+    post: {
+      operationId: camel(op.id),
+      summary: op.title,
+      tags: [op.category],
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: inputSchema(op), example: op.example } },
+      },
+      responses: {
+        '200': {
+          description: 'Successful.',
+          content: { 'application/json': { schema: outputSchema(op.output) } },
+        },
+        '204': { description: 'No records found.' },
+        ...Object.fromEntries(
+          [400, 401, 429, 440, 500].map((status) => [
+            String(status),
+            { description: messageForStatus(status) },
+          ]),
+        ),
+      },
+    },
+  };
+  if (op.version === 'v3') {
+    item.servers = [{ url: DEFAULT_BASE_URL_V3, description: '{base_url_v3}: the version-3 operations' }];
+  }
+  return item;
+}
+
+function inputSchema(op: Operation): Json {
+  const schema: Json = {
+    type: 'object',
+    additionalProperties: false,
+    properties: Object.fromEntries(op.inputs.map((f) => [f.name, inputFieldSchema(f)])),
+  };
+  const required = op.rules.flatMap((r) => (r.kind === 'required' ? r.fields : []));
+  if (required.length > 0) schema.required = required;
+  const anyOfs = op.rules
+    .filter((r) => r.kind === 'one-of')
+    .map((r) => ({ anyOf: r.groups.map(requireAll) }));
+  if (anyOfs.length > 0) schema.allOf = anyOfs;
+  const dependent: Record<string, string[]> = {};
+  for (const rule of op.rules) addDependencies(rule, dependent);
+  if (Object.keys(dependent).length > 0) schema.dependentRequired = dependent;
+  return schema;
+}
+
+function requireAll(group: readonly string[]): Json {
+  return { required: [...group] };
+}
+
+function addDependencies(rule: Rule, dependent: Record<string, string[]>): void {
+  if (rule.kind === 'together') {
+    for (const f of rule.fields) dependent[f] = rule.fields.filter((g) => g !== f);
+  } else if (rule.kind === 'needs' && rule.groups.length === 1 && rule.groups[0]) {
+    dependent[rule.field] = [...rule.groups[0]];
+  }
+}
+
+function inputFieldSchema(field: InputField): Json {
+  const schema: Json = { type: 'string', description: field.label };
+  if (field.kind === 'phone') schema.pattern = '^[0-9]{10}$';
+  if (field.kind === 'zip') schema.pattern = '^[0-9]{5}$';
+  if (field.kind === 'state') schema.pattern = '^[A-Z]{2}$';
+  if (field.kind === 'email') schema.format = 'email';
+  if (field.maxLength !== undefined) schema.maxLength = field.maxLength;
+  return schema;
+}
+
+function outputSchema(shape: OutputShape): Json {
+  const properties: Json = {};
+  for (const [name, field] of Object.entries(shape)) {
+    properties[name] =
+      field.type === 'object'
+        ? {
+            type: 'object',
+            properties: Object.fromEntries(
+              Object.entries(field.fields).map(([leaf, f]) => [leaf, leafSchema(f)]),
+            ),
+          }
+        : leafSchema(field);
+  }
+  return { type: 'object', properties };
+}
+
+function leafSchema(field: LeafField): Json {
+  // Unknown values arrive as empty strings, whatever the field's type.
+  const type =
+    field.type === 'string' ? 'string' : [field.type === 'number' ? 'integer' : field.type, 'string'];
+  const schema: Json = { type: field.nullable ? [...(Array.isArray(type) ? type : [type]), 'null'] : type };
+  if (field.note) schema.description = field.note;
+  return schema;
+}
+
+function camel(id: string): string {
+  return id.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}

@@ -1,0 +1,44 @@
+// Where requests go and with which key. HTTPS is required by the API; plain http:// is accepted
+// only for loopback hosts, where the sandbox runs.
+
+export interface Settings {
+  readonly apiKey: string;
+  /** Base of the v2 operations, {base_url} in the API description. */
+  readonly baseUrl: string;
+  /** Base of the v3 operations, {base_url_v3} in the API description. */
+  readonly baseUrlV3: string;
+}
+
+/**
+ * Documented defaults, changeable by the user in every client. A published client of this API used
+ * these two hosts; the provider's own documentation names neither.
+ */
+export const DEFAULT_BASE_URL = 'https://api.tdg1.io';
+export const DEFAULT_BASE_URL_V3 = 'https://testapi.tdg1.io';
+
+// scheme://host[:port][/path] — parsed by hand because Apps Script has no URL class.
+const BASE_URL = /^(https?):\/\/(\[[0-9a-fA-F:.]+\]|[^/:?#\s[\]@]+)(?::(\d{1,5}))?(\/[^?#\s]*)?$/;
+
+export type BaseUrlCheck =
+  | { readonly ok: true; readonly base: string }
+  | { readonly ok: false; readonly message: string };
+
+/** Checks a base URL and returns it without trailing slashes, ready for a path to be appended. */
+export function checkBaseUrl(label: string, url: string): BaseUrlCheck {
+  const match = BASE_URL.exec(url.trim());
+  if (!match)
+    return { ok: false, message: `${label} must be a URL such as https://api.example.com; got "${url}"` };
+  const [, scheme, host = ''] = match;
+  if (scheme === 'http' && !isLoopback(host)) {
+    return {
+      ok: false,
+      message: `${label} must use https:// (the API key would travel unencrypted); plain http:// is allowed only for localhost`,
+    };
+  }
+  return { ok: true, base: url.trim().replace(/\/+$/, '') };
+}
+
+export function isLoopback(host: string): boolean {
+  const h = host.toLowerCase();
+  return h === 'localhost' || h === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}

@@ -1,0 +1,144 @@
+// Checks an input against an operation's bounds and requirement rules, locally, before anything
+// is sent: bad input costs no transaction. Never throws, whatever it is given.
+import * as v from 'valibot';
+import type { Operation } from './catalog.js';
+import type { InputField } from './fields.js';
+import { normaliseValue } from './normalise.js';
+import { checkRule, ruleFields } from './rules.js';
+
+/** An input after normalisation: only the fields that were given, with API field names. */
+export type CleanInput = Readonly<Record<string, string>>;
+
+export interface Issue {
+  /** The API field name, or the fields of the broken rule joined with "+". */
+  readonly field: string;
+  readonly message: string;
+}
+
+export type Validation =
+  | { readonly ok: true; readonly input: CleanInput }
+  | { readonly ok: false; readonly issues: readonly Issue[]; readonly message: string };
+
+const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+function fieldSchema(field: InputField) {
+  const checks: v.PipeItem<string, string, v.BaseIssue<unknown>>[] = [];
+  const got = (input: unknown) => `got ${describe(String(input))}`;
+  switch (field.kind) {
+    case 'phone':
+      checks.push(
+        v.regex(/^\d+$/, (i) => `${field.name} must be numeric only (10 digits); ${got(i.input)}`),
+        v.length(10, (i) => `${field.name} must be 10 digits; got ${String(i.input).length}`),
+      );
+      break;
+    case 'zip':
+      checks.push(v.regex(/^\d{5}$/, (i) => `${field.name} must be 5 digits; ${got(i.input)}`));
+      break;
+    case 'state':
+      checks.push(
+        v.regex(/^[A-Z]{2}$/, (i) => `${field.name} must be a 2-letter state abbreviation; ${got(i.input)}`),
+      );
+      break;
+    case 'email':
+      checks.push(v.regex(EMAIL_SHAPE, (i) => `${field.name} must be an e-mail address; ${got(i.input)}`));
+      break;
+    case 'text':
+      break;
+  }
+  if (field.maxLength !== undefined) {
+    const max = field.maxLength;
+    checks.push(
+      v.maxLength(
+        max,
+        (i) => `${field.name} must be at most ${max} characters; got ${String(i.input).length}`,
+      ),
+    );
+  }
+  return v.pipe(v.string(), ...checks);
+}
+
+const schemaCache = new WeakMap<Operation, Map<string, ReturnType<typeof fieldSchema>>>();
+
+function schemasOf(op: Operation) {
+  let schemas = schemaCache.get(op);
+  if (!schemas) {
+    schemas = new Map(op.inputs.map((f) => [f.name, fieldSchema(f)]));
+    schemaCache.set(op, schemas);
+  }
+  return schemas;
+}
+
+/**
+ * Normalises and checks one input. Field names are matched exactly first, then loosely
+ * (`phone` finds `Phone`), so callers may pass what the user typed; fields the operation does
+ * not take are reported, not silently dropped.
+ */
+export function validate(op: Operation, raw: unknown): Validation {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    return fail([{ field: '(input)', message: 'The input must be a set of named fields' }]);
+  }
+  const issues: Issue[] = [];
+  const clean: Record<string, string> = {};
+  const schemas = schemasOf(op);
+  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+    const field = matchField(op, key);
+    if (!field) {
+      if (isBlank(value)) continue;
+      issues.push({
+        field: key,
+        message: `${op.title} does not take ${key}; it takes ${op.inputs.map((f) => f.name).join(', ')}`,
+      });
+      continue;
+    }
+    const normalised = normaliseValue(field.kind, value);
+    if ('problem' in normalised) {
+      issues.push({ field: field.name, message: `${field.name} ${normalised.problem}` });
+      continue;
+    }
+    if (normalised.value === undefined) continue;
+    const result = v.safeParse(schemas.get(field.name) as ReturnType<typeof fieldSchema>, normalised.value, {
+      abortPipeEarly: true,
+    });
+    if (result.success) clean[field.name] = result.output;
+    else
+      issues.push({ field: field.name, message: result.issues[0]?.message ?? `${field.name} is not valid` });
+  }
+  if (issues.length > 0) return fail(issues);
+  const present = (name: string) => clean[name] !== undefined;
+  for (const rule of op.rules) {
+    const broken = checkRule(rule, present);
+    if (broken) issues.push({ field: ruleFields(rule).join('+'), message: broken });
+  }
+  if (issues.length > 0) return fail(issues, `${op.title}: `);
+  return { ok: true, input: inCatalogOrder(op, clean) };
+}
+
+/** The operation's field for a name as a user or a header might spell it. */
+export function matchField(op: Operation, key: string): InputField | undefined {
+  const exact = op.inputs.find((f) => f.name === key);
+  if (exact) return exact;
+  const loose = key.toLowerCase().replace(/[^a-z0-9]/g, '');
+  return op.inputs.find((f) => f.name.toLowerCase().replace(/[^a-z0-9]/g, '') === loose);
+}
+
+function inCatalogOrder(op: Operation, clean: Record<string, string>): CleanInput {
+  const ordered: Record<string, string> = {};
+  for (const f of op.inputs) {
+    const value = clean[f.name];
+    if (value !== undefined) ordered[f.name] = value;
+  }
+  return ordered;
+}
+
+function fail(issues: Issue[], prefix = ''): Validation {
+  return { ok: false, issues, message: prefix + issues.map((i) => i.message).join('; ') };
+}
+
+function isBlank(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+}
+
+function describe(text: string): string {
+  const shown = text.length > 40 ? `${text.slice(0, 37)}...` : text;
+  return JSON.stringify(shown);
+}

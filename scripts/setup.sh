@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Sets up a fresh machine that has only Node 20 and npm:
+#   bash scripts/setup.sh          pnpm at the pinned version, then the workspace's packages
+#   bash scripts/setup.sh --test   also what the tests drive: Debian's Chromium and code-server
+# Safe to run again: each step is skipped when already done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_pnpm=$(node -p "require('./package.json').packageManager.split('@')[1]")
+# corepack cannot verify pnpm's signature against this registry (see shared/PLATFORMS.md), so the
+# pinned pnpm is installed with npm instead.
+if [ "$(pnpm --version 2>/dev/null || true)" != "$want_pnpm" ]; then
+  echo "setup: installing pnpm $want_pnpm"
+  npm install --global --no-fund --no-audit "pnpm@$want_pnpm" >/dev/null
+fi
+
+pnpm install --frozen-lockfile
+
+if [ "${1:-}" = "--test" ]; then
+  bash scripts/install-test-tools.sh
+fi
