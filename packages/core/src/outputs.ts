@@ -33,7 +33,8 @@ export type Looks =
   | 'percent'
   | 'pass-fail'
   | 'result-code'
-  | 'short-code'
+  | 'tcpa-code'
+  | 'line-type'
   | 'vehicle-make'
   | 'vehicle-model'
   | 'year'
@@ -266,8 +267,8 @@ export const emailVerifyOutput: OutputShape = {
 };
 
 export const tcpaVerifyOutput: OutputShape = {
-  verification_code: str('short-code', 'allowed values not shown'),
-  phone_type: str('short-code', 'allowed values not shown'),
+  verification_code: str('tcpa-code', 'short code; allowed values not shown'),
+  phone_type: str('line-type', 'short code; allowed values not shown'),
 };
 
 export const idVerifyOutput: OutputShape = { IDScores: groupOf(ID_SCORE_FIELDS) };
