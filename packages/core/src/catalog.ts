@@ -87,8 +87,8 @@ export const OPERATIONS: readonly Operation[] = [
     inputs: [F.FName(), F.LName(20), F.Address1(64), F.Zip(), F.City(), F.State(), F.Phone(), F.Email()],
     rules: [
       { kind: 'required', fields: ['FName', 'LName', 'Address1'] },
+      // "Either City and State, or Zip": both optional otherwise, so a City beside a Zip is fine.
       { kind: 'one-of', groups: [['Zip'], ['City', 'State']] },
-      { kind: 'together', fields: ['City', 'State'] },
       { kind: 'one-of', groups: [['Phone'], ['Email']] },
     ],
     output: O.demographicAppendOutput,

@@ -49,6 +49,8 @@ const PHONE_FORMATTING = /[\s().\-+/]/g;
 
 function normalisePhone(text: string): string {
   const digits = text.replace(PHONE_FORMATTING, '');
+  // Nothing but formatting ("-", "()"): keep it for validation to report what was given.
+  if (digits === '') return text;
   // A leading country code 1 on an 11-digit North American number.
   if (/^1\d{10}$/.test(digits)) return digits.slice(1);
   return digits;
