@@ -142,3 +142,34 @@ function describe(text: string): string {
   const shown = text.length > 40 ? `${text.slice(0, 37)}...` : text;
   return JSON.stringify(shown);
 }
+
+export type FieldCheck =
+  | { readonly ok: true; readonly value: string | undefined }
+  | { readonly ok: false; readonly message: string };
+
+/**
+ * Normalises and checks one field on its own, with the same messages as validate(): for prompts
+ * that check as the user types. `value` is undefined when the field was left blank; whether a blank
+ * is allowed is for the requirement rules, which need the whole input.
+ */
+export function validateField(op: Operation, fieldName: string, raw: unknown): FieldCheck {
+  const field = matchField(op, fieldName);
+  if (!field) {
+    return {
+      ok: false,
+      message: `${op.title} does not take ${fieldName}; it takes ${op.inputs.map((f) => f.name).join(', ')}`,
+    };
+  }
+  const normalised = normaliseValue(field.kind, raw);
+  if ('problem' in normalised) return { ok: false, message: `${field.name} ${normalised.problem}` };
+  if (normalised.value === undefined) return { ok: true, value: undefined };
+  const result = v.safeParse(
+    schemasOf(op).get(field.name) as ReturnType<typeof fieldSchema>,
+    normalised.value,
+    {
+      abortPipeEarly: true,
+    },
+  );
+  if (result.success) return { ok: true, value: result.output };
+  return { ok: false, message: result.issues[0]?.message ?? `${field.name} is not valid` };
+}
