@@ -35,7 +35,10 @@ export function outputColumns(op: Operation): readonly string[] {
   return columnsOf(op.output).map((c) => c.name);
 }
 
-/** The record as one row of values, one per column (all columns, or the chosen ones in their order). */
+/**
+ * The record as one row of values, one per column (all columns, or the chosen ones in their order).
+ * A row is for display, where null and "" look alike, so a null (Phone Lookup's AptType) becomes "".
+ */
 export function flattenRecord(op: Operation, record: OutputRecord, columns?: readonly string[]): LeafValue[] {
   const all = columnsOf(op.output);
   const chosen = columns ? columns.map((name) => findColumn(all, name)) : all;

@@ -11,7 +11,10 @@ export interface RetryPolicy {
   readonly baseDelayMs: number;
   /** No single wait is longer than this, Retry-After included. */
   readonly maxDelayMs: number;
-  /** No retry is started if it would end later than this after the first attempt began. */
+  /**
+   * No retry is started later than this after the first attempt began (the wait included). How
+   * long the attempt itself takes is the transport's timeout to bound.
+   */
   readonly maxTotalMs: number;
 }
 
@@ -28,7 +31,7 @@ export function isRetryable(error: CallError): boolean {
 
 /**
  * The wait before attempt `attempt + 1`, after attempt `attempt` (1-based) failed with `error`.
- * "Full jitter": a random point between half and all of the exponential step, so that many clients
+ * Jitter: a random point between half and all of the exponential step, so that many clients
  * failing together do not retry together. A Retry-After from the server wins over the formula.
  */
 export function retryDelayMs(
