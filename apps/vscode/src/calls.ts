@@ -1,0 +1,164 @@
+// One call, from a checked input to a shown result: progress that can be cancelled, core's
+// callOperation over the fetch transport (with its retries), a history entry, the result document,
+// and a message in words with the action that helps ("Set API Key" on 401, "Retry" on 5xx).
+import {
+  type CleanInput,
+  callOperation,
+  type ErrorCode,
+  isBillable,
+  type Operation,
+  redactRequest,
+} from '@enrich/core';
+import { createFetchTransport } from '@enrich/core/fetch-transport';
+import * as vscode from 'vscode';
+import type { Ctx } from './ctx';
+import { type HistoryEntry, inputSummary, newEntryId, operationOf } from './history';
+import { COMMAND } from './manifest';
+import { CONFIG_SECTION } from './settings-schema';
+
+export const SET_API_KEY = 'Set API Key';
+export const RETRY = 'Retry';
+export const OPEN_SETTINGS = 'Open Settings';
+
+/** Sends the call and records it; undefined when nothing was sent or the user cancelled. */
+export async function sendCall(
+  ctx: Ctx,
+  op: Operation,
+  input: CleanInput,
+): Promise<HistoryEntry | undefined> {
+  const apiKey = await ctx.refresh();
+  if (!apiKey) {
+    const action = await vscode.window.showWarningMessage(
+      `${op.title}: no API key is set, so nothing was sent.`,
+      SET_API_KEY,
+    );
+    if (action === SET_API_KEY) await vscode.commands.executeCommand(COMMAND.setApiKey);
+    return undefined;
+  }
+  const settings = { apiKey, baseUrl: ctx.config.baseUrl, baseUrlV3: ctx.config.baseUrlV3 };
+  const title = `${op.title}: ${inputSummary(input)}`;
+  return vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title, cancellable: true },
+    async (progress, token) => {
+      const abort = new AbortController();
+      const onCancel = token.onCancellationRequested(() => abort.abort());
+      const started = Date.now();
+      try {
+        const report = await callOperation(op, input, {
+          transport: createFetchTransport({ timeoutMs: ctx.config.requestTimeoutMs, signal: abort.signal }),
+          settings,
+          now: Date.now,
+          sleep: (ms) => sleep(ms, abort.signal),
+          isCancelled: () => token.isCancellationRequested,
+          onRetry: ({ attempt, delayMs, outcome }) => {
+            const why = outcome.kind === 'error' ? outcome.error.message : '';
+            ctx.log.warn(`${op.title}: attempt ${attempt} failed (${why}); retrying in ${delayMs} ms`);
+            progress.report({
+              message: `retrying in ${Math.ceil(delayMs / 1000)} s (attempt ${attempt + 1})`,
+            });
+          },
+        });
+        if (token.isCancellationRequested) {
+          ctx.log.info(`${op.title}: cancelled after ${Date.now() - started} ms`);
+          void vscode.window.showInformationMessage(`${op.title}: cancelled.`);
+          return undefined;
+        }
+        if (!report.request) {
+          // Nothing was sent: a base URL that is not allowed (the input was checked before).
+          const message =
+            report.outcome.kind === 'error' ? report.outcome.error.message : 'Nothing was sent.';
+          ctx.log.error(`${op.title}: ${message}`);
+          await offer(ctx, vscode.window.showErrorMessage(message, OPEN_SETTINGS), undefined);
+          return undefined;
+        }
+        const entry: HistoryEntry = {
+          id: newEntryId(started),
+          operationId: op.id,
+          input,
+          at: started,
+          durationMs: Date.now() - started,
+          attempts: report.attempts,
+          outcome: report.outcome,
+          billable: isBillable(report.outcome),
+          request: redactRequest(report.request),
+        };
+        ctx.log.info(
+          `${op.title} POST ${entry.request.url} -> ${statusText(entry)} in ${entry.durationMs} ms, ` +
+            `${entry.attempts} attempt(s), transaction ${entry.billable ? 'spent' : 'not spent'}`,
+        );
+        await ctx.history.add(entry);
+        return entry;
+      } finally {
+        onCancel.dispose();
+      }
+    },
+  );
+}
+
+/** Opens the result document and says what happened, offering the action that helps. */
+export async function reportCall(ctx: Ctx, entry: HistoryEntry): Promise<void> {
+  await ctx.results.show(entry);
+  const op = operationOf(entry);
+  const { outcome } = entry;
+  const spent = entry.billable ? 'A transaction was spent.' : 'No transaction was spent.';
+  switch (outcome.kind) {
+    case 'record':
+      vscode.window.setStatusBarMessage(`${op.title}: ${statusText(entry)} in ${entry.durationMs} ms`, 5000);
+      return;
+    case 'no-match':
+      await vscode.window.showInformationMessage(
+        `${op.title}: no record matches ${inputSummary(entry.input)} (204). ${spent}`,
+      );
+      return;
+    case 'error': {
+      const action = ACTION_FOR[outcome.error.code];
+      const message = `${op.title}: ${outcome.error.message} ${spent}`;
+      const shown = action
+        ? vscode.window.showErrorMessage(message, action)
+        : vscode.window.showErrorMessage(message);
+      await offer(ctx, shown, entry);
+    }
+  }
+}
+
+const ACTION_FOR: Partial<Record<ErrorCode, string>> = {
+  unauthorized: SET_API_KEY,
+  server: RETRY,
+  network: RETRY,
+  allowance: RETRY,
+  config: OPEN_SETTINGS,
+};
+
+async function offer(ctx: Ctx, shown: Thenable<string | undefined>, entry: HistoryEntry | undefined) {
+  const action = await shown;
+  if (action === SET_API_KEY) await vscode.commands.executeCommand(COMMAND.setApiKey);
+  if (action === OPEN_SETTINGS)
+    await vscode.commands.executeCommand('workbench.action.openSettings', CONFIG_SECTION);
+  if (action === RETRY && entry) {
+    const again = await sendCall(ctx, operationOf(entry), entry.input);
+    if (again) await reportCall(ctx, again);
+  }
+}
+
+/** "200", "204 no match", "401 error", "network error". */
+export function statusText(entry: HistoryEntry): string {
+  const { outcome } = entry;
+  if (outcome.kind === 'record') return '200';
+  if (outcome.kind === 'no-match') return '204 no match';
+  return outcome.error.status !== undefined ? `${outcome.error.status} error` : `${outcome.error.code} error`;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}

@@ -1,0 +1,188 @@
+// The command table: every command of the extension, each a small factory that takes the shared
+// Ctx and returns the handler VS Code calls. activate() registers them all in one loop.
+import {
+  API_KEY_ENV,
+  type CleanInput,
+  checkBaseUrl,
+  isLoopback,
+  OPERATIONS,
+  type Operation,
+  toCurl,
+  validate,
+} from '@enrich/core';
+import * as vscode from 'vscode';
+import { reportCall, sendCall } from './calls';
+import type { Ctx } from './ctx';
+import { type HistoryEntry, operationOf } from './history';
+import { askInput } from './input-flow';
+import { COMMAND, HISTORY_VIEW, operationCommandId } from './manifest';
+import { prefillFor, selectedText } from './selection';
+
+// VS Code passes a command whatever its caller gives: tree elements, ids, inputs.
+export type Handler = (...args: any[]) => unknown;
+export type CommandFactory = (ctx: Ctx) => Handler;
+
+/** Where `pnpm sandbox` listens unless told otherwise. */
+export const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:8787';
+export const USE_DEMO_KEY = 'Use Demo Key';
+/**
+ * The sandbox's public demo key (not a secret). Written here because importing it from
+ * @enrich/sandbox would bundle the whole server into the extension; a unit test checks the two agree.
+ */
+export const SANDBOX_DEMO_KEY = 'sandbox-demo-key';
+
+export function createCommands(): Record<string, CommandFactory> {
+  return {
+    ...Object.fromEntries(OPERATIONS.map((op) => [operationCommandId(op), runOperation(op)])),
+    [COMMAND.setApiKey]: setApiKey,
+    [COMMAND.clearApiKey]: clearApiKey,
+    [COMMAND.useSandbox]: useSandbox,
+    [COMMAND.showHistory]: showHistory,
+    [COMMAND.copyLastRequestAsCurl]: copyLastRequestAsCurl,
+    [COMMAND.openResult]: openResult,
+    [COMMAND.rerun]: rerun,
+    [COMMAND.copyAsCurl]: copyAsCurl,
+    [COMMAND.deleteEntry]: deleteEntry,
+    [COMMAND.clearHistory]: clearHistory,
+  };
+}
+
+/**
+ * Asks for the input (or takes one given by a caller), sends the call and shows its result.
+ * Returns the history entry, or undefined when nothing was sent.
+ */
+function runOperation(op: Operation): CommandFactory {
+  return (ctx) =>
+    async (given?: Record<string, unknown>): Promise<HistoryEntry | undefined> => {
+      const input = given ? checked(op, given) : await askInput(op, prefillFor(op, selectedText()));
+      if (!input) return undefined;
+      const entry = await sendCall(ctx, op, input);
+      if (entry) await reportCall(ctx, entry);
+      return entry;
+    };
+}
+
+function checked(op: Operation, given: Record<string, unknown>): CleanInput | undefined {
+  const result = validate(op, given);
+  if (result.ok) return result.input;
+  void vscode.window.showErrorMessage(result.message);
+  return undefined;
+}
+
+const setApiKey: CommandFactory = (ctx) => async () => {
+  // password: the key is never shown on screen, so no screenshot or screen share can catch it.
+  const key = await vscode.window.showInputBox({
+    title: 'Enrichment: Set API Key',
+    prompt: "The key is kept in VS Code's secret storage, never in settings or history.",
+    placeHolder: 'Paste the API key',
+    password: true,
+    ignoreFocusOut: true,
+    validateInput: (text) =>
+      text.trim() === '' ? 'Enter the key' : /\s/.test(text.trim()) ? 'A key has no spaces' : undefined,
+  });
+  if (key === undefined) return;
+  await ctx.keys.set(key);
+  await ctx.refresh();
+  ctx.log.info('API key set');
+  void vscode.window.showInformationMessage("API key saved in VS Code's secret storage.");
+};
+
+const clearApiKey: CommandFactory = (ctx) => async () => {
+  await ctx.keys.clear();
+  await ctx.refresh();
+  ctx.log.info('API key cleared');
+  void vscode.window.showInformationMessage('API key cleared.');
+};
+
+const useSandbox: CommandFactory = (ctx) => async () => {
+  const url = await vscode.window.showInputBox({
+    title: 'Enrichment: Use Sandbox',
+    prompt: 'URL of a local sandbox (pnpm sandbox); both base URLs will point at it.',
+    value: DEFAULT_SANDBOX_URL,
+    ignoreFocusOut: true,
+    validateInput: (text) => sandboxUrlProblem(text),
+  });
+  if (url === undefined) return;
+  const base = checkBaseUrl('Sandbox URL', url);
+  if (!base.ok) return;
+  await ctx.config.useBaseUrl(base.base);
+  await ctx.refresh();
+  ctx.log.info(`Using the sandbox at ${base.base}`);
+  const action = await vscode.window.showInformationMessage(
+    `Calls now go to the sandbox at ${base.base}. Set the API key to the sandbox's demo key?`,
+    USE_DEMO_KEY,
+  );
+  if (action === USE_DEMO_KEY) {
+    await ctx.keys.set(SANDBOX_DEMO_KEY);
+    await ctx.refresh();
+    ctx.log.info("API key set to the sandbox's demo key");
+  }
+};
+
+export function sandboxUrlProblem(text: string): string | undefined {
+  const base = checkBaseUrl('Sandbox URL', text);
+  if (!base.ok) return base.message;
+  const host = /^[a-z]+:\/\/(\[[^\]]*\]|[^/:?#]+)/i.exec(base.base)?.[1] ?? '';
+  return isLoopback(host) ? undefined : 'A local sandbox runs on localhost or 127.0.0.1';
+}
+
+const showHistory: CommandFactory = () => async () => {
+  await vscode.commands.executeCommand(`${HISTORY_VIEW}.focus`);
+};
+
+const copyLastRequestAsCurl: CommandFactory = (ctx) => async () => {
+  const entry = ctx.history.latest();
+  if (!entry) {
+    void vscode.window.showInformationMessage('No call yet: run an operation first.');
+    return;
+  }
+  await copyCurl(entry);
+};
+
+/** Tree items and other callers may pass an entry, a tree element holding one, or an id. */
+function entryFrom(ctx: Ctx, arg: unknown): HistoryEntry | undefined {
+  if (typeof arg === 'string') return ctx.history.get(arg);
+  if (arg && typeof arg === 'object' && 'id' in arg && typeof arg.id === 'string')
+    return ctx.history.get(arg.id);
+  return undefined;
+}
+
+const openResult: CommandFactory = (ctx) => async (arg: unknown) => {
+  const entry = entryFrom(ctx, arg);
+  if (entry) await ctx.results.show(entry);
+};
+
+const rerun: CommandFactory = (ctx) => async (arg: unknown) => {
+  const entry = entryFrom(ctx, arg);
+  if (!entry) return undefined;
+  return vscode.commands.executeCommand(operationCommandId(operationOf(entry)), entry.input);
+};
+
+const copyAsCurl: CommandFactory = (ctx) => async (arg: unknown) => {
+  const entry = entryFrom(ctx, arg);
+  if (entry) await copyCurl(entry);
+};
+
+const deleteEntry: CommandFactory = (ctx) => async (arg: unknown) => {
+  const entry = entryFrom(ctx, arg);
+  if (entry) await ctx.history.delete(entry.id);
+};
+
+const clearHistory: CommandFactory = (ctx) => async () => {
+  const count = ctx.history.all().length;
+  if (count === 0) return;
+  const answer = await vscode.window.showWarningMessage(
+    `Delete all ${count} calls from the history?`,
+    { modal: true },
+    'Clear History',
+  );
+  if (answer === 'Clear History') await ctx.history.clear();
+};
+
+/** The key is never in the command: it reads $ENRICH_API_KEY (core's toCurl). */
+async function copyCurl(entry: HistoryEntry): Promise<void> {
+  await vscode.env.clipboard.writeText(toCurl(entry.request));
+  void vscode.window.showInformationMessage(
+    `Copied a curl command for ${operationOf(entry).title}. It reads the key from $${API_KEY_ENV}.`,
+  );
+}

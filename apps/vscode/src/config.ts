@@ -1,0 +1,54 @@
+// Typed access to the extension's settings (never the key: that lives in SecretStorage only).
+import { isLoopback } from '@enrich/core';
+import * as vscode from 'vscode';
+import { CONFIG_SECTION, SETTINGS, type SettingName } from './settings-schema';
+
+export class Config {
+  private get section(): vscode.WorkspaceConfiguration {
+    return vscode.workspace.getConfiguration(CONFIG_SECTION);
+  }
+
+  private read<T>(name: SettingName): T {
+    return this.section.get<T>(name, SETTINGS[name].default as T);
+  }
+
+  get baseUrl(): string {
+    return this.read<string>('baseUrl');
+  }
+
+  get baseUrlV3(): string {
+    return this.read<string>('baseUrlV3');
+  }
+
+  get requestTimeoutMs(): number {
+    const { minimum, maximum } = SETTINGS.requestTimeoutSeconds;
+    const seconds = Math.min(maximum, Math.max(minimum, this.read<number>('requestTimeoutSeconds')));
+    return Math.round(seconds * 1000);
+  }
+
+  get historySize(): number {
+    const { minimum, maximum } = SETTINGS.historySize;
+    return Math.min(maximum, Math.max(minimum, Math.floor(this.read<number>('historySize'))));
+  }
+
+  /** True when either base URL points at this machine: a local sandbox, not the paid service. */
+  get usesSandbox(): boolean {
+    return [this.baseUrl, this.baseUrlV3].some((url) => isLoopback(hostOf(url)));
+  }
+
+  /** Points both version groups at one origin (the sandbox serves both), in the user's settings. */
+  async useBaseUrl(url: string): Promise<void> {
+    await this.section.update('baseUrl', url, vscode.ConfigurationTarget.Global);
+    await this.section.update('baseUrlV3', url, vscode.ConfigurationTarget.Global);
+  }
+
+  onDidChange(listener: () => void): vscode.Disposable {
+    return vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration(CONFIG_SECTION)) listener();
+    });
+  }
+}
+
+function hostOf(url: string): string {
+  return /^[a-z]+:\/\/(\[[^\]]*\]|[^/:?#]+)/i.exec(url.trim())?.[1] ?? '';
+}

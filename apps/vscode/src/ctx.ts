@@ -1,0 +1,56 @@
+// What every command and view shares: settings, the key store, history, result documents, the log
+// and the status bar, created once on activation and disposed with the extension.
+import * as vscode from 'vscode';
+import { Config } from './config';
+import { History } from './history';
+import { ApiKeyStore } from './key-store';
+import { Log } from './log';
+import { RESULT_SCHEME, ResultDocuments } from './results';
+import { StatusBar } from './status-bar';
+
+export class Ctx {
+  readonly config = new Config();
+  readonly keys: ApiKeyStore;
+  readonly history: History;
+  readonly results: ResultDocuments;
+  readonly log = new Log();
+  readonly status: StatusBar;
+
+  private constructor(readonly extension: vscode.ExtensionContext) {
+    this.keys = new ApiKeyStore(extension.secrets);
+    this.history = new History(extension.globalState, () => this.config.historySize);
+    this.results = new ResultDocuments(this.history);
+    this.status = new StatusBar(this.config);
+    this.subscribe(
+      this.keys,
+      this.history,
+      this.log,
+      this.status,
+      vscode.workspace.registerTextDocumentContentProvider(RESULT_SCHEME, this.results),
+      // A key set or cleared in another window shows here too.
+      this.keys.onDidChange(() => void this.refresh()),
+      this.config.onDidChange(() => {
+        void this.refresh();
+        void this.history.trim();
+      }),
+    );
+  }
+
+  static async create(extension: vscode.ExtensionContext): Promise<Ctx> {
+    const ctx = new Ctx(extension);
+    await ctx.refresh();
+    return ctx;
+  }
+
+  subscribe(...disposables: vscode.Disposable[]): void {
+    this.extension.subscriptions.push(...disposables);
+  }
+
+  /** Re-reads the key, then updates what depends on it. */
+  async refresh(): Promise<string | undefined> {
+    const key = await this.keys.get();
+    this.log.mask(key);
+    this.status.update(key !== undefined);
+    return key;
+  }
+}

@@ -1,0 +1,23 @@
+// Entry point. Activation happens only when one of the extension's commands or views is used
+// (VS Code derives those activation events from the manifest's contributions).
+import * as vscode from 'vscode';
+import { createCommands } from './commands';
+import { Ctx } from './ctx';
+import { HISTORY_VIEW, OPERATIONS_VIEW } from './manifest';
+import { HistoryTree } from './tree-history';
+import { OperationsTree } from './tree-operations';
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const ctx = await Ctx.create(context);
+  for (const [id, factory] of Object.entries(createCommands())) {
+    ctx.subscribe(vscode.commands.registerCommand(id, factory(ctx)));
+  }
+  const history = new HistoryTree(ctx.history);
+  ctx.subscribe(
+    history,
+    vscode.window.createTreeView(OPERATIONS_VIEW, { treeDataProvider: new OperationsTree() }),
+    vscode.window.createTreeView(HISTORY_VIEW, { treeDataProvider: history }),
+  );
+}
+
+export function deactivate(): void {}

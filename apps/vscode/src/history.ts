@@ -1,0 +1,117 @@
+// Recent calls, newest first, kept in the extension's globalState so they survive restarts, and
+// capped by the `enrich.historySize` setting. An entry holds the request with the key already
+// redacted: nothing here can leak it, even if the storage file is read.
+import {
+  type CleanInput,
+  findOperation,
+  type HttpRequest,
+  type Operation,
+  type OperationId,
+  type Outcome,
+  redactRequest,
+} from '@enrich/core';
+import * as vscode from 'vscode';
+
+export const HISTORY_STATE_KEY = 'enrich.history';
+
+export interface HistoryEntry {
+  readonly id: string;
+  readonly operationId: OperationId;
+  readonly input: CleanInput;
+  /** When the call was sent, in epoch milliseconds. */
+  readonly at: number;
+  readonly durationMs: number;
+  readonly attempts: number;
+  readonly outcome: Outcome;
+  /** Whether the answer cost a transaction (core's isBillable). */
+  readonly billable: boolean;
+  /** The request as sent, with the key replaced by core's redaction marker. */
+  readonly request: HttpRequest;
+}
+
+export class History implements vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+
+  constructor(
+    private readonly state: vscode.Memento,
+    private readonly capacity: () => number,
+  ) {}
+
+  /** Newest first. */
+  all(): readonly HistoryEntry[] {
+    const stored = this.state.get<unknown>(HISTORY_STATE_KEY, []);
+    return Array.isArray(stored) ? stored.filter(isEntry) : [];
+  }
+
+  get(id: string): HistoryEntry | undefined {
+    return this.all().find((entry) => entry.id === id);
+  }
+
+  latest(): HistoryEntry | undefined {
+    return this.all()[0];
+  }
+
+  /** Adds a call; the request is redacted here whatever the caller passed. */
+  async add(entry: HistoryEntry): Promise<void> {
+    const safe = { ...entry, request: redactRequest(entry.request) };
+    await this.save([safe, ...this.all()]);
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.save(this.all().filter((entry) => entry.id !== id));
+  }
+
+  async clear(): Promise<void> {
+    await this.save([]);
+  }
+
+  /** Applies a smaller cap at once, after the setting changed. */
+  async trim(): Promise<void> {
+    const all = this.all();
+    if (all.length > this.capacity()) await this.save(all);
+  }
+
+  private async save(entries: readonly HistoryEntry[]): Promise<void> {
+    await this.state.update(HISTORY_STATE_KEY, entries.slice(0, this.capacity()));
+    this.changed.fire();
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
+
+export function operationOf(entry: HistoryEntry): Operation {
+  const op = findOperation(entry.operationId);
+  if (!op) throw new Error(`Unknown operation "${entry.operationId}"`);
+  return op;
+}
+
+let sequence = 0;
+/** Unique within this extension host, and ordered by time across restarts. */
+export function newEntryId(now: number): string {
+  sequence = (sequence + 1) % 1_000_000;
+  return `${now.toString(36)}-${sequence.toString(36)}`;
+}
+
+/** The input in a few words, for titles and tree labels: "5550102030", "Jane, Doe, 12 Main St". */
+export function inputSummary(input: CleanInput, maxLength = 48): string {
+  const text = Object.values(input).join(', ');
+  return text.length > maxLength ? `${text.slice(0, maxLength - 1)}…` : text;
+}
+
+// Entries written by an older version, or edited by hand, are skipped rather than trusted.
+function isEntry(value: unknown): value is HistoryEntry {
+  if (value === null || typeof value !== 'object') return false;
+  const entry = value as Partial<HistoryEntry>;
+  return (
+    typeof entry.id === 'string' &&
+    typeof entry.operationId === 'string' &&
+    findOperation(entry.operationId) !== undefined &&
+    typeof entry.at === 'number' &&
+    typeof entry.input === 'object' &&
+    typeof entry.outcome === 'object' &&
+    typeof entry.request === 'object'
+  );
+}

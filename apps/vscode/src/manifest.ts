@@ -1,0 +1,98 @@
+// The extension's command ids and the `contributes` section of package.json, derived from the core
+// catalog (one command per operation, titled with its title) and from settings-schema.ts.
+// `pnpm --filter @enrich/vscode manifest` writes it into package.json; a unit test fails when the
+// two disagree, so that a change to the catalog cannot leave the manifest behind.
+import { OPERATIONS, type Operation } from '@enrich/core';
+import { CONFIG_SECTION, SETTINGS, type SettingName, settingId } from './settings-schema';
+
+export const CATEGORY = 'Enrichment';
+export const VIEW_CONTAINER = 'enrich';
+export const OPERATIONS_VIEW = 'enrich.operations';
+export const HISTORY_VIEW = 'enrich.history';
+export const HISTORY_ITEM = 'historyEntry';
+export const OPERATION_ITEM = 'operation';
+
+export const COMMAND = {
+  setApiKey: 'enrich.setApiKey',
+  clearApiKey: 'enrich.clearApiKey',
+  useSandbox: 'enrich.useSandbox',
+  showHistory: 'enrich.showHistory',
+  copyLastRequestAsCurl: 'enrich.copyLastRequestAsCurl',
+  openResult: 'enrich.history.open',
+  rerun: 'enrich.history.rerun',
+  copyAsCurl: 'enrich.history.copyAsCurl',
+  deleteEntry: 'enrich.history.delete',
+  clearHistory: 'enrich.history.clear',
+} as const;
+
+export type CommandId = (typeof COMMAND)[keyof typeof COMMAND];
+
+export function operationCommandId(op: Operation): string {
+  return `enrich.run.${op.id}`;
+}
+
+interface CommandContribution {
+  readonly command: string;
+  readonly title: string;
+  readonly category?: string;
+  readonly icon?: string;
+}
+
+// Commands that act on a history entry take it as their argument, so the palette does not list them.
+const GENERAL_COMMANDS: readonly (CommandContribution & { readonly palette: boolean })[] = [
+  { command: COMMAND.setApiKey, title: 'Set API Key', category: CATEGORY, palette: true },
+  { command: COMMAND.clearApiKey, title: 'Clear API Key', category: CATEGORY, palette: true },
+  { command: COMMAND.useSandbox, title: 'Use Sandbox', category: CATEGORY, palette: true },
+  { command: COMMAND.showHistory, title: 'Show History', category: CATEGORY, palette: true },
+  {
+    command: COMMAND.copyLastRequestAsCurl,
+    title: 'Copy Last Request as curl',
+    category: CATEGORY,
+    palette: true,
+  },
+  { command: COMMAND.openResult, title: 'Open Result', category: CATEGORY, palette: false },
+  { command: COMMAND.rerun, title: 'Re-run', icon: '$(refresh)', palette: false },
+  { command: COMMAND.copyAsCurl, title: 'Copy as curl', icon: '$(copy)', palette: false },
+  { command: COMMAND.deleteEntry, title: 'Delete', icon: '$(trash)', palette: false },
+  { command: COMMAND.clearHistory, title: 'Clear History', icon: '$(clear-all)', palette: false },
+];
+
+export function contributes() {
+  const onHistoryEntry = `view == ${HISTORY_VIEW} && viewItem == ${HISTORY_ITEM}`;
+  return {
+    commands: [
+      ...OPERATIONS.map((op) => ({ command: operationCommandId(op), title: op.title, category: CATEGORY })),
+      ...GENERAL_COMMANDS.map(({ palette: _palette, ...command }) => command),
+    ],
+    menus: {
+      commandPalette: GENERAL_COMMANDS.filter((c) => !c.palette).map((c) => ({
+        command: c.command,
+        when: 'false',
+      })),
+      'view/title': [{ command: COMMAND.clearHistory, when: `view == ${HISTORY_VIEW}`, group: 'navigation' }],
+      'view/item/context': [
+        { command: COMMAND.rerun, when: onHistoryEntry, group: 'inline@1' },
+        { command: COMMAND.rerun, when: onHistoryEntry, group: '1_entry@1' },
+        { command: COMMAND.copyAsCurl, when: onHistoryEntry, group: '1_entry@2' },
+        { command: COMMAND.deleteEntry, when: onHistoryEntry, group: '2_delete@1' },
+      ],
+    },
+    viewsContainers: {
+      activitybar: [{ id: VIEW_CONTAINER, title: CATEGORY, icon: 'media/enrich.svg' }],
+    },
+    views: {
+      [VIEW_CONTAINER]: [
+        { id: OPERATIONS_VIEW, name: 'Operations' },
+        { id: HISTORY_VIEW, name: 'History' },
+      ],
+    },
+    configuration: {
+      title: CATEGORY,
+      properties: Object.fromEntries(
+        (Object.keys(SETTINGS) as SettingName[]).map((name) => [settingId(name), SETTINGS[name]]),
+      ),
+    },
+  };
+}
+
+export { CONFIG_SECTION };

@@ -1,0 +1,42 @@
+// The extension's settings, as one table: the manifest's `contributes.configuration` and the typed
+// Config class both read it, so a setting's name and default are written once.
+import { DEFAULT_BASE_URL, DEFAULT_BASE_URL_V3 } from '@enrich/core';
+
+export const CONFIG_SECTION = 'enrich';
+
+export const SETTINGS = {
+  baseUrl: {
+    type: 'string',
+    default: DEFAULT_BASE_URL,
+    markdownDescription:
+      'Base URL of the version-2 operations (Auto Append, Demographic Append, the three Verify operations). HTTPS, or plain http:// on localhost for the sandbox.',
+  },
+  baseUrlV3: {
+    type: 'string',
+    default: DEFAULT_BASE_URL_V3,
+    markdownDescription:
+      'Base URL of the version-3 operations (Email Append, Phone Append, Email Lookup, Phone Lookup). HTTPS, or plain http:// on localhost for the sandbox.',
+  },
+  requestTimeoutSeconds: {
+    type: 'number',
+    default: 30,
+    minimum: 1,
+    maximum: 600,
+    markdownDescription: 'Seconds to wait for one answer before giving up on that attempt.',
+  },
+  historySize: {
+    type: 'integer',
+    default: 50,
+    minimum: 0,
+    maximum: 1000,
+    markdownDescription:
+      'How many recent calls the History view keeps (oldest dropped first). The API key is never stored with them.',
+  },
+} as const;
+
+export type SettingName = keyof typeof SETTINGS;
+
+/** The full name a user sees in settings.json, e.g. `enrich.baseUrl`. */
+export function settingId(name: SettingName): string {
+  return `${CONFIG_SECTION}.${name}`;
+}

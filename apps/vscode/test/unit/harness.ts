@@ -1,0 +1,81 @@
+// Activates the extension against the vscode stand-in, with both base URLs pointing at a real
+// sandbox on 127.0.0.1 (a free port), and helps tests answer the quick inputs.
+import { type CleanInput, type Operation, type OutputRecord, readResponse, validate } from '@enrich/core';
+import { createSandbox, type SandboxServer, startSandboxServer } from '@enrich/sandbox';
+import type * as vscode from 'vscode';
+import { activate } from '../../src/extension';
+import { choicesOf, fieldSteps, groupLabel } from '../../src/input-plan';
+import { createExtensionContext, type Reply, resetStub, setSetting, ui } from '../vscode-stub';
+
+/** Distinctive, so that a search of any stored text for it cannot match by accident. */
+export const TEST_KEY = 'unit-key-7f3a9c1e5b';
+
+export interface Harness {
+  readonly server: SandboxServer;
+  readonly context: ReturnType<typeof createExtensionContext>;
+  close(): Promise<void>;
+}
+
+export async function activateWithSandbox(
+  options: { keys?: string[]; setKey?: boolean } = {},
+): Promise<Harness> {
+  resetStub();
+  const server = await startSandboxServer({ keys: options.keys ?? [TEST_KEY] });
+  await setSetting('enrich.baseUrl', server.url);
+  await setSetting('enrich.baseUrlV3', server.url);
+  const context = createExtensionContext();
+  if (options.setKey !== false) await context.secrets.store('enrich.apiKey', TEST_KEY);
+  await activate(context as unknown as vscode.ExtensionContext);
+  return {
+    server,
+    context,
+    async close() {
+      for (const d of context.subscriptions) d.dispose();
+      await server.close();
+    },
+  };
+}
+
+/**
+ * The replies a user gives to enter `input` through the operation's quick input: the groups that
+ * hold its fields, then each asked field's value (blank when the input does not have it).
+ */
+export function repliesFor(op: Operation, input: Readonly<Record<string, string>>): Reply[] {
+  const replies: Reply[] = [];
+  const picks = choicesOf(op).map((choice) => {
+    const given = choice.rule.groups
+      .map((group, index) => ({ group, index }))
+      .filter(({ group }) => group.every((f) => input[f] !== undefined));
+    const chosen = choice.many ? given : given.slice(0, 1);
+    replies.push({ pick: chosen.map(({ group }) => groupLabel(op, group)) });
+    return chosen.map(({ index }) => index);
+  });
+  for (const step of fieldSteps(op, picks)) replies.push({ type: input[step.field.name] ?? '' });
+  return replies;
+}
+
+/** What the sandbox answers for this input, asked of a separate in-process sandbox (same seed). */
+export function expectedRecord(op: Operation, input: CleanInput): OutputRecord {
+  const answer = createSandbox({ keys: [TEST_KEY] }).handle({
+    method: 'POST',
+    path: op.path,
+    headers: { 'x-api-key': TEST_KEY, 'content-type': 'application/json' },
+    body: JSON.stringify(input),
+  });
+  const outcome = readResponse(op, answer);
+  if (outcome.kind !== 'record') throw new Error(`The sandbox gave ${answer.status} for ${op.id}`);
+  return outcome.record;
+}
+
+export function cleanExample(op: Operation): CleanInput {
+  const checked = validate(op, op.example);
+  if (!checked.ok) throw new Error(checked.message);
+  return checked.input;
+}
+
+/** The last result document shown, parsed. */
+export function lastResult(): Record<string, unknown> {
+  const doc = ui.documents.at(-1);
+  if (!doc) throw new Error('No result document was shown');
+  return JSON.parse(doc.text);
+}
