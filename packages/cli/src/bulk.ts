@@ -1,0 +1,317 @@
+// A bulk run: the CSV in, the enriched CSV out, row for row and in order, paying at most once for
+// each distinct valid request.
+//
+// How a run survives being killed: every paid answer is appended to the answer cache (the journal)
+// the moment it arrives; the output is written to <out>.partial and renamed over <out> only when
+// every row is in it. Running the same command again reads the file from the top, answers what the
+// journal already holds without sending anything, sends the rest, and writes the whole output again.
+
+import { once } from 'node:events';
+import { closeSync, createWriteStream, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { finished } from 'node:stream/promises';
+import type { Operation } from '@enrich/core';
+import { type Options as StringifyOptions, stringify } from 'csv-stringify';
+import { AnswerStore } from './answer-store.js';
+import { openCsv, rowPlanner } from './csv-rows.js';
+import { Lru } from './lru.js';
+import type { ProgressReporter } from './progress.js';
+import { invalidResult, type RowResult, resultOf } from './row-result.js';
+import { Sender, type SenderOptions, type StopReason } from './sender.js';
+
+export interface BulkOptions {
+  readonly op: Operation;
+  readonly inPath: string;
+  readonly outPath: string;
+  readonly cachePath: string;
+  /** Which service answered: answers of another one are never reused. */
+  readonly namespace: string;
+  readonly maxAgeMs: number;
+  /** Output columns, as core's chooseColumns gives them. */
+  readonly columns: readonly string[];
+  readonly overrides: Readonly<Record<string, string>>;
+  readonly sender: Omit<SenderOptions, 'op'>;
+  readonly progress?: ProgressReporter;
+  readonly signal?: AbortSignal;
+  /** Rows held while waiting for an answer before reading pauses. */
+  readonly windowRows?: number;
+  /** Answers kept in memory; the rest are read back from the cache file. */
+  readonly memoryAnswers?: number;
+}
+
+export interface InvalidExample {
+  readonly line: number;
+  readonly message: string;
+}
+
+export interface BulkSummary {
+  readonly operation: string;
+  readonly input: string;
+  readonly output: string;
+  readonly cache: string;
+  /** Data rows read (the header not counted). */
+  rows: number;
+  blank: number;
+  /** Invalid rows, blank ones included. */
+  invalid: number;
+  /** Distinct valid requests in the file. */
+  distinct: number;
+  /** Of those, answered from the cache of an earlier run. */
+  fromCache: number;
+  /** Transactions this run spent (billable answers). */
+  transactions: number;
+  ok: number;
+  noMatch: number;
+  /** Rows whose request failed after its retries. */
+  errors: number;
+  /** Rows never sent because the run stopped sending (budget, refused key, allowance, outage). */
+  notSent: number;
+  /** Requests sent, and HTTP attempts (retries included), and 429 answers among them. */
+  requests: number;
+  attempts: number;
+  throttled: number;
+  invalidExamples: InvalidExample[];
+  stopped: StopReason | undefined;
+  /** False when interrupted: the output was not written. */
+  completed: boolean;
+  elapsedMs: number;
+}
+
+const EXAMPLES = 5;
+
+export function outputHeader(op: Operation, header: readonly string[], columns: readonly string[]): string[] {
+  // An output column named like an input column would make two columns of one name.
+  const taken = new Set(header.map((h) => h.toLowerCase()));
+  const name = (column: string) => (taken.has(column.toLowerCase()) ? `${column} (${op.id})` : column);
+  return [...header, ...columns.map(name), name('status')];
+}
+
+export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
+  const { op, columns, signal } = options;
+  const now = options.sender.now;
+  const startedAt = now();
+  const csv = await openCsv(op, options.inPath, options.overrides);
+  const plan = rowPlanner(op, csv.header, csv.mapping);
+  let store: AnswerStore;
+  try {
+    store = AnswerStore.open({
+      path: options.cachePath,
+      namespace: options.namespace,
+      maxAgeMs: options.maxAgeMs,
+      now,
+    });
+  } catch (error) {
+    csv.close();
+    throw error;
+  }
+  const sender = new Sender({ ...options.sender, op });
+  const summary: BulkSummary = {
+    operation: op.id,
+    input: options.inPath,
+    output: options.outPath,
+    cache: options.cachePath,
+    rows: 0,
+    blank: 0,
+    invalid: 0,
+    distinct: 0,
+    fromCache: 0,
+    transactions: 0,
+    ok: 0,
+    noMatch: 0,
+    errors: 0,
+    notSent: 0,
+    requests: 0,
+    attempts: 0,
+    throttled: 0,
+    invalidExamples: [],
+    stopped: undefined,
+    completed: false,
+    elapsedMs: 0,
+  };
+
+  const tempPath = `${options.outPath}.partial`;
+  mkdirSync(dirname(options.outPath), { recursive: true });
+  const file = createWriteStream(tempPath);
+  // A larger buffer than Node's 16 objects, so that reading pauses for the disk less often.
+  const out = stringify({ highWaterMark: 256 } as StringifyOptions);
+  out.pipe(file);
+  out.write(outputHeader(op, csv.header, columns));
+
+  // Rows read but not yet written, oldest first; a row waits here for its answer.
+  interface Slot {
+    result: RowResult | undefined;
+  }
+  interface Entry {
+    fields: string[];
+    bytes: number;
+    result: RowResult | undefined;
+    slot: Slot | undefined;
+  }
+  const window: (Entry | undefined)[] = [];
+  let head = 0;
+  let bytesDone = 0;
+  const windowRows = options.windowRows ?? 20_000;
+  let roomWaiter: (() => void) | undefined;
+  const pending = new Map<string, Slot>();
+  const tasks = new Set<Promise<void>>();
+  const seen = new Set<string>();
+  const answers = new Lru<string, RowResult>(options.memoryAnswers ?? 50_000);
+  let failure: unknown;
+  const width = csv.header.length;
+
+  const write = (entry: Entry, result: RowResult) => {
+    const fields = entry.fields.length === width ? entry.fields : fit(entry.fields, width);
+    out.write([...fields, ...result.cells, result.status]);
+    bytesDone = entry.bytes;
+    const { status } = result;
+    if (status === 'ok') summary.ok++;
+    else if (status.startsWith('no match')) summary.noMatch++;
+    else if (status.startsWith('invalid')) summary.invalid++;
+    else if (status.startsWith('error: not sent')) summary.notSent++;
+    else summary.errors++;
+  };
+  const flush = () => {
+    while (head < window.length) {
+      const entry = window[head] as Entry;
+      const result = entry.result ?? entry.slot?.result;
+      if (!result) break;
+      write(entry, result);
+      window[head++] = undefined;
+    }
+    if (head > 4096 && head * 2 > window.length) {
+      window.splice(0, head);
+      head = 0;
+    }
+    if (roomWaiter && window.length - head < windowRows) {
+      const wake = roomWaiter;
+      roomWaiter = undefined;
+      wake();
+    }
+  };
+  const wakeOnAbort = () => {
+    sender.cancel();
+    roomWaiter?.();
+    roomWaiter = undefined;
+  };
+  signal?.addEventListener('abort', wakeOnAbort, { once: true });
+
+  const answerFor = (key: string): RowResult | undefined => {
+    const remembered = answers.get(key);
+    if (remembered) return remembered;
+    const stored = store.get(key);
+    if (!stored) return undefined;
+    const result = resultOf(op, stored, columns);
+    answers.set(key, result);
+    return result;
+  };
+
+  const ask = (key: string, input: Parameters<Sender['send']>[0]): Slot => {
+    const slot: Slot = { result: undefined };
+    pending.set(key, slot);
+    const task = sender.send(input).then(
+      (sent) => {
+        let result: RowResult;
+        if (sent.sent) {
+          // Journal first: once the answer is on disk, no later run pays for it again.
+          if (sent.billable) store.put(key, sent.outcome);
+          result = resultOf(op, sent.outcome, columns);
+        } else {
+          result = { status: `error: ${sent.reason}`, cells: columns.map(() => '') };
+        }
+        slot.result = result;
+        pending.delete(key);
+        answers.set(key, result);
+        flush();
+      },
+      (error: unknown) => {
+        failure ??= error;
+        wakeOnAbort();
+      },
+    );
+    tasks.add(task);
+    void task.finally(() => tasks.delete(task));
+    return slot;
+  };
+
+  options.progress?.start(csv.sizeBytes, () => ({
+    rows: summary.rows,
+    written: summary.ok + summary.noMatch + summary.invalid + summary.errors + summary.notSent,
+    bytes: bytesDone,
+    transactions: sender.spent,
+  }));
+
+  try {
+    for (;;) {
+      if (signal?.aborted || failure) break;
+      const next = await csv.rows.next();
+      if (next.done) break;
+      const row = next.value;
+      summary.rows++;
+      const entry: Entry = { fields: row.fields, bytes: row.bytes, result: undefined, slot: undefined };
+      const planned = plan(row.fields);
+      if (planned.kind !== 'request') {
+        if (planned.kind === 'blank') summary.blank++;
+        if (summary.invalidExamples.length < EXAMPLES) {
+          summary.invalidExamples.push({ line: row.line, message: planned.message });
+        }
+        entry.result = invalidResult(planned.message, columns);
+      } else {
+        const { key } = planned;
+        if (!seen.has(key)) {
+          seen.add(key);
+          summary.distinct++;
+          if (store.has(key)) summary.fromCache++;
+        }
+        entry.result = answerFor(key);
+        if (!entry.result) entry.slot = pending.get(key) ?? ask(key, planned.input);
+      }
+      window.push(entry);
+      flush();
+      if (window.length - head >= windowRows) {
+        await new Promise<void>((resolve) => {
+          roomWaiter = resolve;
+        });
+      }
+      if (out.writableNeedDrain) await once(out, 'drain');
+    }
+    // What was sent is waited for even when interrupted: its answers are paid for, so journal them.
+    while (tasks.size > 0) await Promise.all([...tasks]);
+    if (failure) throw failure;
+    flush();
+    summary.completed = !signal?.aborted;
+  } finally {
+    signal?.removeEventListener('abort', wakeOnAbort);
+    options.progress?.stop();
+    csv.close();
+    store.close();
+    out.end();
+    await finished(file).catch(() => undefined);
+    summary.transactions = sender.spent;
+    summary.requests = sender.started;
+    summary.attempts = sender.attempts;
+    summary.throttled = sender.throttled;
+    summary.stopped = sender.stopReason === 'interrupted' ? undefined : sender.stopReason;
+    summary.elapsedMs = now() - startedAt;
+    if (summary.completed) {
+      fsyncFile(tempPath);
+      renameSync(tempPath, options.outPath);
+    } else {
+      rmSync(tempPath, { force: true });
+    }
+  }
+  return summary;
+}
+
+function fit(fields: string[], width: number): string[] {
+  if (fields.length > width) return fields.slice(0, width);
+  return [...fields, ...Array.from({ length: width - fields.length }, () => '')];
+}
+
+function fsyncFile(path: string): void {
+  const fd = openSync(path, 'r+');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}

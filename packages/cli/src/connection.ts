@@ -1,0 +1,94 @@
+// Where requests go and with which key: flags, then environment variables, then core's defaults;
+// or, with --sandbox, the embedded sandbox started in this process.
+import {
+  API_KEY_ENV,
+  checkBaseUrl,
+  DEFAULT_BASE_URL,
+  DEFAULT_BASE_URL_V3,
+  type Operation,
+  operationUrl,
+  type Settings,
+} from '@enrich/core';
+import type { SandboxServer } from '@enrich/sandbox';
+import { CommandError, EXIT } from './exit-codes.js';
+import { type PromptIo, promptHidden } from './prompt.js';
+
+export const BASE_URL_ENV = 'ENRICH_BASE_URL';
+export const BASE_URL_V3_ENV = 'ENRICH_BASE_URL_V3';
+/** The answer-cache namespace of the embedded sandbox, whatever port it got. */
+export const SANDBOX_NAMESPACE = 'sandbox';
+
+export interface ConnectionFlags {
+  readonly sandbox?: boolean;
+  readonly baseUrl?: string;
+  readonly baseUrlV3?: string;
+}
+
+export interface Endpoints {
+  readonly baseUrl: string;
+  readonly baseUrlV3: string;
+  readonly sandbox: boolean;
+}
+
+export interface Connection {
+  readonly settings: Settings;
+  readonly sandbox: SandboxServer | undefined;
+  close(): Promise<void>;
+}
+
+export interface ConnectIo extends PromptIo {
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/** The base URLs, checked, without a key: enough for a dry run and for naming the cache namespace. */
+export function endpoints(flags: ConnectionFlags, env: ConnectIo['env']): Endpoints {
+  if (flags.sandbox) return { baseUrl: 'http://127.0.0.1', baseUrlV3: 'http://127.0.0.1', sandbox: true };
+  const baseUrl = flags.baseUrl ?? env[BASE_URL_ENV] ?? DEFAULT_BASE_URL;
+  const baseUrlV3 = flags.baseUrlV3 ?? env[BASE_URL_V3_ENV] ?? DEFAULT_BASE_URL_V3;
+  for (const [label, url] of [
+    ['--base-url', baseUrl],
+    ['--base-url-v3', baseUrlV3],
+  ] as const) {
+    const checked = checkBaseUrl(label, url);
+    if (!checked.ok) throw new CommandError(checked.message, EXIT.usage);
+  }
+  return { baseUrl, baseUrlV3, sandbox: false };
+}
+
+/** Whose answers these are: the operation's URL (no key in it), or "sandbox". */
+export function namespaceFor(op: Operation, where: Endpoints): string {
+  if (where.sandbox) return SANDBOX_NAMESPACE;
+  const url = operationUrl(op, where);
+  return url.ok ? url.url : op.id;
+}
+
+export async function connect(flags: ConnectionFlags, io: ConnectIo): Promise<Connection> {
+  if (flags.sandbox) {
+    // Loaded only when asked for: a real run has no use for it.
+    const { DEMO_KEY, startSandboxServer } = await import('@enrich/sandbox');
+    const server = await startSandboxServer({ host: '127.0.0.1', port: 0 });
+    return {
+      settings: { apiKey: DEMO_KEY, baseUrl: server.url, baseUrlV3: server.url },
+      sandbox: server,
+      close: () => server.close(),
+    };
+  }
+  const where = endpoints(flags, io.env);
+  const given = flags.baseUrl ?? flags.baseUrlV3 ?? io.env[BASE_URL_ENV] ?? io.env[BASE_URL_V3_ENV];
+  let apiKey = io.env[API_KEY_ENV]?.trim();
+  if (!apiKey) {
+    const situation = given
+      ? `No API key: ${API_KEY_ENV} is not set.`
+      : `No API key and no base URL: ${API_KEY_ENV} is not set, and requests would go to the default ${where.baseUrl} (v2) and ${where.baseUrlV3} (v3).`;
+    const advice = `Set ${API_KEY_ENV} (and ${BASE_URL_ENV} / ${BASE_URL_V3_ENV} or --base-url / --base-url-v3 for another service), or add --sandbox to try the embedded sandbox.`;
+    if (!io.stdin.isTTY) throw new CommandError(`${situation}\n${advice}`, EXIT.auth);
+    io.stderr.write(`${situation}\n${advice}\n`);
+    apiKey = (await promptHidden('API key (not shown as you type): ', io))?.trim();
+    if (!apiKey) throw new CommandError('No API key given.', EXIT.auth);
+  }
+  return {
+    settings: { apiKey, baseUrl: where.baseUrl, baseUrlV3: where.baseUrlV3 },
+    sandbox: undefined,
+    close: async () => undefined,
+  };
+}

@@ -1,0 +1,107 @@
+// Reading a CSV as a stream of rows, and planning each row against the operation: which column
+// feeds which field, and whether the row is blank, invalid (and why), or a request (and which).
+import { createReadStream, statSync } from 'node:fs';
+import {
+  type CleanInput,
+  type ColumnMapping,
+  mapColumns,
+  type Operation,
+  planRow,
+  rowInput,
+  validate,
+} from '@enrich/core';
+import { parse } from 'csv-parse';
+import { CommandError, EXIT } from './exit-codes.js';
+
+export interface CsvRow {
+  readonly fields: string[];
+  /** Bytes of the file read up to the end of this row, for progress. */
+  readonly bytes: number;
+  /** Line of the file where the row ends, for messages. */
+  readonly line: number;
+}
+
+export interface OpenedCsv {
+  readonly header: readonly string[];
+  readonly mapping: ColumnMapping;
+  readonly sizeBytes: number;
+  readonly rows: AsyncIterator<CsvRow>;
+  close(): void;
+}
+
+/** Opens the file, reads the header and maps its columns; stops (before anything is spent) if it cannot. */
+export async function openCsv(
+  op: Operation,
+  path: string,
+  overrides: Readonly<Record<string, string>>,
+): Promise<OpenedCsv> {
+  let sizeBytes: number;
+  try {
+    sizeBytes = statSync(path).size;
+  } catch (error) {
+    throw new CommandError(`Cannot read ${path}: ${(error as Error).message}`, EXIT.usage);
+  }
+  const parser = createReadStream(path).pipe(
+    parse({ bom: true, relax_column_count: true, skip_empty_lines: true, info: true }),
+  );
+  const records = parser[Symbol.asyncIterator]() as AsyncIterator<{
+    record: string[];
+    info: { bytes: number; lines: number };
+  }>;
+  let first: IteratorResult<{ record: string[] }>;
+  try {
+    first = await records.next();
+  } catch (error) {
+    parser.destroy();
+    throw new CommandError(`${path} is not a readable CSV: ${(error as Error).message}`, EXIT.usage);
+  }
+  if (first.done) {
+    throw new CommandError(`${path} is empty: it needs a header row naming its columns`, EXIT.usage);
+  }
+  const header = first.value.record;
+  const mapping = mapColumns(op, header, overrides);
+  if (mapping.problem) {
+    parser.destroy();
+    throw new CommandError(
+      `${path}: ${mapping.problem}. Nothing was sent. Name the column with --map Field=Column (columns: ${header.join(', ')})`,
+      EXIT.usage,
+    );
+  }
+  const rows: AsyncIterator<CsvRow> = {
+    async next() {
+      let item: IteratorResult<{ record: string[]; info: { bytes: number; lines: number } }>;
+      try {
+        item = await records.next();
+      } catch (error) {
+        throw new CommandError(`${path} is not a readable CSV: ${(error as Error).message}`, EXIT.usage);
+      }
+      if (item.done) return { done: true, value: undefined };
+      const { record, info } = item.value;
+      return { done: false, value: { fields: record, bytes: info.bytes, line: info.lines } };
+    },
+  };
+  return { header, mapping, sizeBytes, rows, close: () => parser.destroy() };
+}
+
+export type PlannedRow =
+  | { readonly kind: 'blank'; readonly message: string }
+  | { readonly kind: 'invalid'; readonly message: string }
+  | { readonly kind: 'request'; readonly key: string; readonly input: CleanInput };
+
+/** Plans rows of a file with this header: blank, invalid (with the reason) or a request. */
+export function rowPlanner(op: Operation, header: readonly string[], mapping: ColumnMapping) {
+  const empty = validate(op, {});
+  const blankMessage = empty.ok ? 'blank row' : `blank row (${empty.message})`;
+  return (fields: readonly string[]): PlannedRow => {
+    if (fields.length > header.length) {
+      return {
+        kind: 'invalid',
+        message: `the row has ${fields.length} fields but the header has ${header.length}; the extra fields are not written`,
+      };
+    }
+    const plan = planRow(op, rowInput(mapping, fields));
+    if (plan.kind === 'empty') return { kind: 'blank', message: blankMessage };
+    if (plan.kind === 'invalid') return { kind: 'invalid', message: plan.message };
+    return { kind: 'request', key: plan.key, input: plan.input as CleanInput };
+  };
+}

@@ -1,0 +1,102 @@
+// `enrich <operation> --Phone 5550102030`: one call, its record as a table (or JSON).
+import {
+  type CleanInput,
+  callOperation,
+  flattenRecord,
+  type Operation,
+  outputColumns,
+  type RetryPolicy,
+  validate,
+} from '@enrich/core';
+import { createFetchTransport } from '@enrich/core/fetch-transport';
+import { type ConnectIo, type ConnectionFlags, connect } from './connection.js';
+import { EXIT, type ExitCode, exitCodeFor } from './exit-codes.js';
+import { printable, twoColumns } from './terminal-text.js';
+
+export interface OneOffOptions {
+  readonly op: Operation;
+  readonly input: Readonly<Record<string, string>>;
+  readonly connection: ConnectionFlags;
+  readonly json: boolean;
+  /** Chosen output columns, or undefined for every non-empty one. */
+  readonly columns: readonly string[] | undefined;
+  readonly policy: RetryPolicy;
+  readonly timeoutMs: number;
+  readonly io: ConnectIo & { readonly stdout: NodeJS.WritableStream };
+}
+
+export async function runOneOff(options: OneOffOptions): Promise<ExitCode> {
+  const { op, io, json } = options;
+  const print = (text: string) => io.stdout.write(`${text}\n`);
+  const checked = validate(op, options.input);
+  if (!checked.ok) {
+    // Caught before anything is sent or any key is asked for.
+    if (json) print(JSON.stringify({ operation: op.id, outcome: 'invalid', message: checked.message }));
+    else io.stderr.write(`Invalid input: ${checked.message}\n`);
+    return EXIT.invalidInput;
+  }
+  const connection = await connect(options.connection, io);
+  try {
+    const report = await callOperation(op, checked.input, {
+      transport: createFetchTransport({ timeoutMs: options.timeoutMs }),
+      settings: connection.settings,
+      policy: options.policy,
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      now: Date.now,
+      onRetry: ({ delayMs, outcome }) => {
+        const why = outcome.kind === 'error' ? outcome.error.message : '';
+        io.stderr.write(`${why} Trying again in ${(delayMs / 1000).toFixed(1)} s.\n`);
+      },
+    });
+    const { outcome } = report;
+    const base = { operation: op.id, input: checked.input };
+    switch (outcome.kind) {
+      case 'record': {
+        if (json) print(JSON.stringify({ ...base, outcome: 'record', record: outcome.record }));
+        else print(recordTable(op, checked.input, outcome.record, options.columns));
+        return EXIT.ok;
+      }
+      case 'no-match':
+        if (json) print(JSON.stringify({ ...base, outcome: 'no-match' }));
+        else print(`No match: nothing was found for ${describeInput(checked.input)}.`);
+        return EXIT.noMatch;
+      case 'error': {
+        const { code, message, status } = outcome.error;
+        if (json) print(JSON.stringify({ ...base, outcome: 'error', error: { code, message, status } }));
+        else io.stderr.write(`${message}\n`);
+        return exitCodeFor(code);
+      }
+    }
+  } finally {
+    await connection.close();
+  }
+}
+
+function recordTable(
+  op: Operation,
+  input: CleanInput,
+  record: Parameters<typeof flattenRecord>[1],
+  chosen: readonly string[] | undefined,
+): string {
+  const columns = chosen ?? outputColumns(op);
+  const values = flattenRecord(op, record, columns);
+  const rows: [string, string][] = [];
+  let hidden = 0;
+  columns.forEach((column, i) => {
+    const value = values[i];
+    const text = value === null || value === undefined ? '' : String(value);
+    if (text === '' && !chosen) hidden++;
+    else rows.push([column, printable(text)]);
+  });
+  const lines = [`${op.title}: ${describeInput(input)}`, '', twoColumns(rows)];
+  if (hidden > 0) lines.push('', `(${hidden} empty field${hidden === 1 ? '' : 's'} not shown)`);
+  return lines.join('\n');
+}
+
+function describeInput(input: CleanInput): string {
+  return printable(
+    Object.entries(input)
+      .map(([name, value]) => `${name} ${value}`)
+      .join(', '),
+  );
+}

@@ -1,0 +1,48 @@
+// Parsers for the flag values that are more than a word: durations, rates, --map pairs.
+import { CommandError, EXIT } from './exit-codes.js';
+
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** "30d", "12h", "90m", "45s", "0" or "forever". */
+export function parseDuration(text: string, flag: string): number {
+  const t = text.trim().toLowerCase();
+  if (t === 'forever' || t === 'inf' || t === 'infinity') return Number.POSITIVE_INFINITY;
+  const match = /^(\d+(?:\.\d+)?)\s*([smhd]?)$/.exec(t);
+  if (!match) throw usage(`${flag} takes a duration such as 30d, 12h, 90m, 45s or forever; got "${text}"`);
+  return Number(match[1]) * (UNIT_MS[match[2] || 's'] ?? 1000);
+}
+
+/** "10", "10/s", "600/m": requests per second. */
+export function parseRate(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(?:\/\s*(s|sec|second|m|min|minute))?$/.exec(text.trim().toLowerCase());
+  const value = match ? Number(match[1]) : Number.NaN;
+  if (!match || !(value > 0))
+    throw usage(`--rate takes requests per second such as 10/s or 600/m; got "${text}"`);
+  return match[2]?.startsWith('m') ? value / 60 : value;
+}
+
+export function parseWhole(text: string, flag: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || value < min || value > max) {
+    throw usage(
+      `${flag} takes a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}; got "${text}"`,
+    );
+  }
+  return value;
+}
+
+/** --map Phone="Mobile #" (repeatable): API field to input column. */
+export function parseMap(pairs: readonly string[]): Record<string, string> {
+  const map: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at <= 0 || at === pair.length - 1)
+      throw usage(`--map takes Field=Column, e.g. --map Phone="Mobile #"; got "${pair}"`);
+    map[pair.slice(0, at).trim()] = pair.slice(at + 1);
+  }
+  return map;
+}
+
+function usage(message: string): CommandError {
+  return new CommandError(message, EXIT.usage);
+}

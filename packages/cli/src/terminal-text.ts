@@ -1,0 +1,14 @@
+// Text from the service or a file, made safe to print on a terminal: control characters (which
+// could move the cursor, change colours or retitle the window) are shown escaped instead.
+export function printable(text: string): string {
+  return text.replace(
+    /[\u0000-\u001f\u007f-\u009f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/** Two columns, the first padded to its widest entry. */
+export function twoColumns(rows: readonly (readonly [string, string])[]): string {
+  const width = Math.max(0, ...rows.map(([name]) => name.length));
+  return rows.map(([name, value]) => `${name.padEnd(width)}  ${value}`.trimEnd()).join('\n');
+}
