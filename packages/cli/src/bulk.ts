@@ -24,6 +24,8 @@ export interface BulkOptions {
   readonly inPath: string;
   readonly outPath: string;
   readonly cachePath: string;
+  /** How to name the three files in the summary (as the user gave them); the paths by default. */
+  readonly display?: (path: string) => string;
   /** Which service answered: answers of another one are never reused. */
   readonly namespace: string;
   readonly maxAgeMs: number;
@@ -107,9 +109,9 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
   const sender = new Sender({ ...options.sender, op });
   const summary: BulkSummary = {
     operation: op.id,
-    input: options.inPath,
-    output: options.outPath,
-    cache: options.cachePath,
+    input: (options.display ?? String)(options.inPath),
+    output: (options.display ?? String)(options.outPath),
+    cache: (options.display ?? String)(options.cachePath),
     rows: 0,
     blank: 0,
     invalid: 0,
@@ -251,7 +253,8 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
       const planned = plan(row.fields);
       if (planned.kind !== 'request') {
         if (planned.kind === 'blank') summary.blank++;
-        if (summary.invalidExamples.length < EXAMPLES) {
+        // Blank rows explain themselves; the examples show the rows that need mending.
+        else if (summary.invalidExamples.length < EXAMPLES) {
           summary.invalidExamples.push({ line: row.line, message: planned.message });
         }
         entry.result = invalidResult(planned.message, columns);

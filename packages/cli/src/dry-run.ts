@@ -14,6 +14,7 @@ export interface DryRunOptions {
   readonly overrides: Readonly<Record<string, string>>;
   readonly maxTransactions?: number | undefined;
   readonly now?: () => number;
+  readonly display?: (path: string) => string;
 }
 
 export interface DryRunSummary {
@@ -48,8 +49,8 @@ export async function dryRun(options: DryRunOptions): Promise<DryRunSummary> {
   for (const [field, index] of Object.entries(csv.mapping.fields)) mapping[field] = csv.header[index] ?? '';
   const summary: DryRunSummary = {
     operation: op.id,
-    input: options.inPath,
-    cache: options.cachePath,
+    input: (options.display ?? String)(options.inPath),
+    cache: (options.display ?? String)(options.cachePath),
     mapping,
     rows: 0,
     blank: 0,
@@ -75,7 +76,7 @@ export async function dryRun(options: DryRunOptions): Promise<DryRunSummary> {
       }
       summary.invalid++;
       if (planned.kind === 'blank') summary.blank++;
-      if (summary.invalidExamples.length < 5) {
+      else if (summary.invalidExamples.length < 5) {
         summary.invalidExamples.push({ line: next.value.line, message: planned.message });
       }
     }

@@ -1,6 +1,6 @@
 // The `enrich` command line: `enrich <operation> [--Field value ...]` for one call, or
 // `enrich <operation> --in file.csv [--out file.csv]` for a bulk run. Returns the exit code.
-import { basename, dirname, extname, join, resolve } from 'node:path';
+import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import {
   chooseColumns,
   DEFAULT_RETRY_POLICY,
@@ -231,9 +231,22 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
     budgetFlag === undefined ? undefined : parseWhole(budgetFlag, '--max-transactions', 0);
   const where = endpoints(connection, io.env);
   const namespace = namespaceFor(op, where);
+  const display = (path: string) => {
+    const near = relative(io.cwd, path);
+    return near === '' || near.startsWith('..') || isAbsolute(near) ? path : near;
+  };
 
   if (o.dryRun) {
-    const summary = await dryRun({ op, inPath, cachePath, namespace, maxAgeMs, overrides, maxTransactions });
+    const summary = await dryRun({
+      op,
+      inPath,
+      cachePath,
+      namespace,
+      maxAgeMs,
+      overrides,
+      maxTransactions,
+      display,
+    });
     io.stdout.write(`${json ? JSON.stringify(summary) : dryRunReport(op.title, summary, maxTransactions)}\n`);
     return EXIT.ok;
   }
@@ -266,6 +279,7 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
       inPath,
       outPath,
       cachePath,
+      display,
       namespace,
       maxAgeMs,
       columns: columns ?? outputColumns(op),

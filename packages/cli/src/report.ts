@@ -55,7 +55,10 @@ export function dryRunReport(title: string, s: DryRunSummary, budget: number | u
 
 function examples(list: readonly { line: number; message: string }[]): string[] {
   if (list.length === 0) return [];
-  return ['  first invalid rows:', ...list.map((e) => `    line ${e.line}: ${printable(e.message)}`)];
+  return [
+    '  first invalid rows (blank ones aside):',
+    ...list.map((e) => `    line ${e.line}: ${printable(e.message)}`),
+  ];
 }
 
 function stopText(reason: string): string {
