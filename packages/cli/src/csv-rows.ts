@@ -42,7 +42,9 @@ export async function openCsv(
     throw new CommandError(`Cannot read ${path}: ${(error as Error).message}`, EXIT.usage);
   }
   const parser = createReadStream(path).pipe(
-    parse({ bom: true, relax_column_count: true, skip_empty_lines: true, info: true }),
+    // Blank lines are kept as blank rows: in a one-column file they are the empty cells, and every
+    // line in gets its line out.
+    parse({ bom: true, relax_column_count: true, skip_empty_lines: false, info: true }),
   );
   const records = parser[Symbol.asyncIterator]() as AsyncIterator<{
     record: string[];
