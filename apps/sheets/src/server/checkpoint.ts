@@ -1,0 +1,72 @@
+// Where a sidebar run stands, so that closing the sidebar, a failed chunk or a stopped run loses
+// nothing. Kept in the user properties of whoever started the run, one per spreadsheet:
+// - user, not document properties: the run spends that user's key, and other editors need not see
+//   (or clobber) it; user, not cache: a cache entry may vanish at any time, a checkpoint must not;
+// - small (about 1 KB, far under the 9 KB per value): positions and counts only. The results
+//   themselves live in the sheet, which is also what later duplicate rows copy from.
+import type { OperationId } from '@enrich/core';
+
+export interface RunCounts {
+  /** Rows written, the header not counted. */
+  done: number;
+  /** Transactions this run paid for. */
+  spent: number;
+  /** Answers taken from the document cache instead of being paid for again. */
+  cached: number;
+  noMatch: number;
+  invalid: number;
+  errors: number;
+  empty: number;
+}
+
+export interface Checkpoint {
+  readonly v: 1;
+  readonly id: string;
+  readonly operation: OperationId;
+  readonly sheetId: number;
+  /** The selection: its first row is the header row. */
+  readonly row: number;
+  readonly column: number;
+  readonly numRows: number;
+  readonly numColumns: number;
+  /** Input field → column offset inside the selection. */
+  readonly mapping: Readonly<Record<string, number>>;
+  readonly columns: readonly string[];
+  readonly targetColumn: number;
+  /** The user confirmed writing over non-empty target cells. */
+  readonly overwrite: boolean;
+  /** Next data row to do (0-based, header excluded). */
+  next: number;
+  /** fetchAll round size, lowered after 429s and carried from chunk to chunk. */
+  parallel: number;
+  counts: RunCounts;
+}
+
+const PREFIX = 'enrich.run.';
+
+function propKey(spreadsheetId: string): string {
+  return PREFIX + spreadsheetId;
+}
+
+export function loadCheckpoint(spreadsheetId: string): Checkpoint | null {
+  const text = PropertiesService.getUserProperties().getProperty(propKey(spreadsheetId));
+  if (!text) return null;
+  try {
+    const value = JSON.parse(text) as Checkpoint;
+    return value.v === 1 ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+export function saveCheckpoint(spreadsheetId: string, checkpoint: Checkpoint): void {
+  PropertiesService.getUserProperties().setProperty(propKey(spreadsheetId), JSON.stringify(checkpoint));
+}
+
+export function deleteCheckpoint(spreadsheetId: string): void {
+  PropertiesService.getUserProperties().deleteProperty(propKey(spreadsheetId));
+}
+
+export function emptyCounts(): RunCounts {
+  return { done: 0, spent: 0, cached: 0, noMatch: 0, invalid: 0, errors: 0, empty: 0 };
+}

@@ -1,0 +1,193 @@
+// The nine custom functions: =PHONELOOKUP(A2:A1001) and friends. One call answers a whole column
+// range: rows are planned with core (empty, invalid, distinct valid requests), answers already paid
+// for come from the document cache, the rest are fetched in parallel fetchAll rounds, and one row
+// comes back per input row. Runs in AuthMode.CUSTOM_FUNCTION: read-only, 30 seconds, and the user
+// properties (so the key) are the spreadsheet owner's.
+import {
+  buildRequest,
+  chooseColumns,
+  flattenRecord,
+  type InputField,
+  type LeafValue,
+  type Operation,
+  type Outcome,
+  operationUrl,
+  planRow,
+} from '@enrich/core';
+import { type ArgSpec, type FunctionSpec, findFunction } from '../spec.js';
+import { answerKey, documentCache, readAnswers, saveAnswers } from './answers.js';
+import {
+  errorText,
+  FORMULA_TIME_UP,
+  invalidText,
+  NO_MATCH,
+  OWNER_ALLOWANCE_USED,
+  OWNER_HAS_NO_KEY,
+  OWNER_KEY_REFUSED,
+} from './messages.js';
+import { type Job, MAX_PARALLEL, sendAll } from './send.js';
+import { asCoreSettings, readSettings } from './settings.js';
+
+/** Custom functions get 30 s; no fetch round starts after this much of it. */
+const FORMULA_BUDGET_MS = 20_000;
+
+type Cell = string | number | boolean;
+
+/** Called by the generated top-level functions: `PHONELOOKUP(phone, fields, header)`. */
+export function customFunction(name: string, args: readonly unknown[]): Cell[][] {
+  const started = Date.now();
+  const spec = findFunction(name);
+  if (!spec) throw new Error(`Unknown function ${name}`);
+  const { op } = spec;
+  const fieldsArg = args[spec.args.length];
+  const headerArg = args[spec.args.length + 1];
+  const chosen = chooseColumns(op, fieldsText(fieldsArg));
+  if (!chosen.ok) throw new Error(chosen.message);
+  const columns = chosen.columns;
+  const rows = inputRows(spec, args.slice(0, spec.args.length));
+
+  const plans = rows.map((raw) => planRow(op, raw));
+  const outcomes = fetchOutcomes(op, plans, started);
+
+  const blank = (): Cell[] => columns.map(() => '');
+  const message = (text: string): Cell[] => [text, ...columns.slice(1).map(() => '')];
+  const out: Cell[][] = isTrue(headerArg) ? [[...columns]] : [];
+  for (const plan of plans) {
+    if (plan.kind === 'empty') out.push(blank());
+    else if (plan.kind === 'invalid') out.push(message(invalidText(plan.message)));
+    else {
+      const outcome = outcomes.get(plan.key);
+      if (!outcome) out.push(message(FORMULA_TIME_UP));
+      else if (outcome.kind === 'no-match') out.push(message(NO_MATCH));
+      else if (outcome.kind === 'error') out.push(message(errorText(outcome.error.message)));
+      else out.push(flattenRecord(op, outcome.record, columns).map(cellOf));
+    }
+  }
+  return out;
+}
+
+/** Outcomes by request key for the distinct valid requests: cached, or fetched now. */
+function fetchOutcomes(
+  op: Operation,
+  plans: readonly ReturnType<typeof planRow>[],
+  started: number,
+): Map<string, Outcome> {
+  const inputs = new Map<string, NonNullable<ReturnType<typeof planRow>['input']>>();
+  for (const plan of plans) {
+    if (plan.kind === 'request' && plan.input && !inputs.has(plan.key)) inputs.set(plan.key, plan.input);
+  }
+  const byKey = new Map<string, Outcome>();
+  if (inputs.size === 0) return byKey;
+
+  // Owner's properties: Apps Script gives a custom function the spreadsheet owner's user properties.
+  const stored = readSettings(PropertiesService.getUserProperties());
+  if (!stored.apiKey) throw new Error(OWNER_HAS_NO_KEY);
+  const settings = asCoreSettings(stored);
+  const target = operationUrl(op, settings);
+  if (!target.ok) throw new Error(target.message);
+
+  const cache = documentCache();
+  const cacheKeys = new Map<string, string>();
+  for (const key of inputs.keys()) cacheKeys.set(key, answerKey(target.url, key));
+  const cached = readAnswers(cache, [...cacheKeys.values()]);
+
+  const jobs: Job[] = [];
+  for (const [key, input] of inputs) {
+    const id = cacheKeys.get(key) as string;
+    const hit = cached.get(id);
+    if (hit) {
+      byKey.set(key, hit);
+      continue;
+    }
+    const built = buildRequest(op, input, settings);
+    if (!built.ok) throw new Error(built.message);
+    jobs.push({ id, request: built.request });
+  }
+  if (jobs.length === 0) return byKey;
+
+  const report = sendAll(op, jobs, {
+    deadline: started + FORMULA_BUDGET_MS,
+    parallel: MAX_PARALLEL,
+    onAnswers: (answers) => saveAnswers(cache, answers),
+  });
+  for (const outcome of report.outcomes.values()) {
+    if (outcome.kind !== 'error') continue;
+    // Whole-call failures: every row would say the same, and only the owner can mend them.
+    if (outcome.error.code === 'unauthorized') throw new Error(OWNER_KEY_REFUSED);
+    if (outcome.error.code === 'allowance') throw new Error(OWNER_ALLOWANCE_USED);
+  }
+  for (const [key, id] of cacheKeys) {
+    const outcome = report.outcomes.get(id);
+    if (outcome) byKey.set(key, outcome);
+  }
+  return byKey;
+}
+
+/**
+ * The call's arguments as one named input per row. Each argument is a single value (used for every
+ * row) or a 2D range of one column; ranges must have the same number of rows.
+ */
+export function inputRows(spec: FunctionSpec, args: readonly unknown[]): Record<string, unknown>[] {
+  const columns = spec.args.map((arg, i) => columnOf(arg, args[i]));
+  // A one-cell range counts as a single value: used for every row, like a plain value.
+  const lengths = columns
+    .filter((c): c is unknown[] => Array.isArray(c) && c.length > 1)
+    .map((c) => c.length);
+  const count = lengths.length === 0 ? 1 : Math.max(...lengths);
+  const ragged = spec.args.find((_, i) => {
+    const column = columns[i];
+    return Array.isArray(column) && column.length > 1 && column.length !== count;
+  });
+  if (ragged) {
+    throw new Error(
+      `${ragged.name} has a different number of rows from the other ranges; give ranges of equal height`,
+    );
+  }
+  const rows: Record<string, unknown>[] = [];
+  for (let r = 0; r < count; r++) {
+    const raw: Record<string, unknown> = {};
+    spec.args.forEach((arg, i) => {
+      const column = columns[i];
+      const value = Array.isArray(column) ? column[column.length > 1 ? r : 0] : column;
+      raw[fieldFor(arg, value).name] = value;
+    });
+    rows.push(raw);
+  }
+  return rows;
+}
+
+function columnOf(arg: ArgSpec, value: unknown): unknown {
+  if (!Array.isArray(value)) return value;
+  const width = Math.max(...value.map((row) => (Array.isArray(row) ? row.length : 1)));
+  if (width > 1) {
+    throw new Error(`${arg.name} takes one cell or one column; got a range ${width} columns wide`);
+  }
+  return value.map((row) => (Array.isArray(row) ? row[0] : row));
+}
+
+/** For an argument that takes several kinds of value: "@" → e-mail, phone digits → phone, else text. */
+function fieldFor(arg: ArgSpec, value: unknown): InputField {
+  const [first] = arg.fields;
+  if (arg.fields.length === 1 || first === undefined) return first as InputField;
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+  const ofKind = (kind: InputField['kind']) => arg.fields.find((f) => f.kind === kind);
+  if (text.includes('@')) return ofKind('email') ?? first;
+  if (/^[\d\s().\-+/]+$/.test(text)) return ofKind('phone') ?? first;
+  return ofKind('text') ?? first;
+}
+
+function fieldsText(value: unknown): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (Array.isArray(value)) return value.flat().map(String).join(',');
+  return String(value);
+}
+
+function isTrue(value: unknown): boolean {
+  return (
+    value === true || value === 1 || (typeof value === 'string' && value.trim().toUpperCase() === 'TRUE')
+  );
+}
+
+function cellOf(value: LeafValue): Cell {
+  return value === null ? '' : value;
+}

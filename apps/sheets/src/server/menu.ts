@@ -1,0 +1,74 @@
+// The add-on menu and what its items open. onOpen may run with AuthMode.NONE (before the add-on is
+// authorised in a document), so it only builds the menu: no properties, no cache, no fetch.
+import { FUNCTIONS } from '../spec.js';
+import { freezeSelection } from './freeze.js';
+import { ADDON_NAME, MENU_PATH } from './messages.js';
+
+export type SidebarView = 'run' | 'key' | 'settings';
+
+export function onOpen(_event?: unknown): void {
+  SpreadsheetApp.getUi()
+    .createAddonMenu()
+    .addItem('Set API key…', 'showSetKey')
+    .addItem('Settings…', 'showSettings')
+    .addItem('Verify or enrich selection…', 'showSidebar')
+    .addItem('Freeze results', 'freezeResults')
+    .addSeparator()
+    .addItem('Help', 'showHelp')
+    .addToUi();
+}
+
+export function onInstall(event?: unknown): void {
+  onOpen(event);
+}
+
+export function showSidebar(view: SidebarView = 'run'): void {
+  const page = HtmlService.createHtmlOutputFromFile('sidebar').getContent();
+  // The page reads its first view from the body; nothing else of the server goes into the HTML.
+  const safeView = view === 'key' || view === 'settings' ? view : 'run';
+  const html = HtmlService.createHtmlOutput(
+    page.replace('data-view="run"', `data-view="${safeView}"`),
+  ).setTitle(ADDON_NAME);
+  SpreadsheetApp.getUi().showSidebar(html);
+}
+
+export function showSetKey(): void {
+  showSidebar('key');
+}
+
+export function showSettings(): void {
+  showSidebar('settings');
+}
+
+export function freezeResults(): void {
+  const report = freezeSelection();
+  const parts = [
+    `Froze ${report.formulas} formula${report.formulas === 1 ? '' : 's'} (${report.cells} cells)`,
+  ];
+  if (report.skipped > 0) parts.push(`${report.skipped} left as formulas (they show an error)`);
+  if (report.formulas === 0 && report.skipped === 0)
+    parts.push(`select cells with ${ADDON_NAME} formulas first`);
+  SpreadsheetApp.getActiveSpreadsheet().toast(parts.join('; '), ADDON_NAME);
+}
+
+export function helpText(): string {
+  const functions = FUNCTIONS.map(
+    (f) => `=${f.name}(${[...f.args.map((a) => a.name), 'fields', 'header'].join(', ')})`,
+  );
+  return [
+    'Formulas (one cell or a column range per argument; results spill right and down):',
+    ...functions,
+    '',
+    'What can spend transactions: a formula asking for an answer that is not cached (the first time, ' +
+      'and again after the cache expires, within 6 hours), and a sidebar run (at most the number it shows before you start). ' +
+      'Freeze results, Settings and the key cost nothing.',
+    '',
+    "Whose key: formulas use the spreadsheet owner's key (Google runs formulas with the owner's settings); " +
+      `the sidebar uses your own. Set it: ${MENU_PATH} > Set API key…`,
+  ].join('\n');
+}
+
+export function showHelp(): void {
+  const ui = SpreadsheetApp.getUi();
+  ui.alert(`${ADDON_NAME} help`, helpText(), ui.ButtonSet.OK);
+}

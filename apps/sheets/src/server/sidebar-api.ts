@@ -1,0 +1,84 @@
+// What the sidebar asks the server for, besides running: its starting state, the selection, and
+// settings. Everything returned crosses google.script.run, so it is plain data (no Date, no
+// undefined in arrays), and it never holds the API key.
+import { mapColumns, OPERATIONS, type OperationId, outputColumns } from '@enrich/core';
+import { pendingRun, type RangeRef, type RunProgress } from './bulk.js';
+import { type PublicSettings, publicSettings, saveUserSettings, userSettings } from './settings.js';
+import { columnLetter, rangeA1 } from './sheets.js';
+
+export interface OperationInfo {
+  readonly id: OperationId;
+  readonly title: string;
+  readonly category: string;
+  readonly inputs: readonly { readonly name: string; readonly label: string }[];
+  readonly columns: readonly string[];
+  readonly defaultColumns: readonly string[];
+}
+
+export interface SelectionInfo extends RangeRef {
+  readonly sheetName: string;
+  readonly a1: string;
+  readonly headers: readonly string[];
+  /** Per operation: input field → column offset, matched from the header row by name, and what is missing. */
+  readonly suggestions: Readonly<
+    Record<string, { fields: Readonly<Record<string, number>>; problem: string | null }>
+  >;
+  readonly defaultTarget: { readonly column: number; readonly letter: string };
+}
+
+export interface SidebarState {
+  readonly settings: PublicSettings;
+  readonly operations: readonly OperationInfo[];
+  readonly selection: SelectionInfo | null;
+  readonly run: RunProgress | null;
+}
+
+export function getSidebarState(): SidebarState {
+  return {
+    settings: publicSettings(userSettings()),
+    operations: OPERATIONS.map((op) => ({
+      id: op.id,
+      title: op.title,
+      category: op.category,
+      inputs: op.inputs.map((f) => ({ name: f.name, label: f.label })),
+      columns: [...outputColumns(op)],
+      defaultColumns: [...op.defaultColumns],
+    })),
+    selection: describeSelection(),
+    run: pendingRun(),
+  };
+}
+
+export function describeSelection(): SelectionInfo | null {
+  const range = SpreadsheetApp.getActiveRange();
+  if (!range) return null;
+  const sheet = range.getSheet();
+  const headers =
+    range
+      .offset(0, 0, 1, range.getNumColumns())
+      .getDisplayValues()[0]
+      ?.map((h) => String(h)) ?? [];
+  const suggestions: Record<string, { fields: Record<string, number>; problem: string | null }> = {};
+  for (const op of OPERATIONS) {
+    const mapping = mapColumns(op, headers);
+    suggestions[op.id] = { fields: { ...mapping.fields }, problem: mapping.problem ?? null };
+  }
+  const target = range.getColumn() + range.getNumColumns();
+  return {
+    sheetId: sheet.getSheetId(),
+    sheetName: sheet.getName(),
+    row: range.getRow(),
+    column: range.getColumn(),
+    numRows: range.getNumRows(),
+    numColumns: range.getNumColumns(),
+    a1: rangeA1(range.getRow(), range.getColumn(), range.getNumRows(), range.getNumColumns()),
+    headers,
+    suggestions,
+    defaultTarget: { column: target, letter: columnLetter(target) },
+  };
+}
+
+/** The one way in for settings, from the sidebar and from tests: `{apiKey?, baseUrl?, baseUrlV3?}`. */
+export function saveSettings(settings: unknown): PublicSettings {
+  return saveUserSettings(settings);
+}

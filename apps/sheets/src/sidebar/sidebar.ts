@@ -1,0 +1,344 @@
+// The sidebar's browser code. It holds no secret: the key goes to the server once and only
+// "set / ending in abcd" comes back. The run is driven from here in chunks (one google.script.run
+// call each), so Stop takes effect between chunks and closing the sidebar loses nothing: the
+// server's checkpoint says where to resume.
+import type { RunPlan, RunProgress, RunRequest } from '../server/bulk.js';
+import type { PublicSettings } from '../server/settings.js';
+import type { OperationInfo, SelectionInfo, SidebarState } from '../server/sidebar-api.js';
+
+interface ScriptRunner {
+  withSuccessHandler(handler: (value: unknown) => void): ScriptRunner;
+  withFailureHandler(handler: (error: { message?: string }) => void): ScriptRunner;
+  [name: string]: unknown;
+}
+declare const google: { script: { run: ScriptRunner } };
+
+function call<T>(name: string, ...args: unknown[]): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const runner = google.script.run
+      .withSuccessHandler((value) => resolve(value as T))
+      .withFailureHandler((error) => reject(new Error(error?.message ?? String(error))));
+    (runner[name] as (...a: unknown[]) => void)(...args);
+  });
+}
+
+const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
+const number = (n: number) => n.toLocaleString('en-US');
+
+let operations: readonly OperationInfo[] = [];
+let selection: SelectionInfo | null = null;
+let plan: RunPlan | null = null;
+let running = false;
+let stopRequested = false;
+
+function showMessage(text: string, ok = false): void {
+  const box = $('message');
+  box.textContent = text;
+  box.className = ok ? 'ok' : 'error';
+}
+
+function renderSettings(settings: PublicSettings): void {
+  $('key-status').textContent = settings.keySet
+    ? settings.keyHint
+      ? `A key is set (ending in ${settings.keyHint}).`
+      : 'A key is set.'
+    : 'No key is set yet.';
+  $<HTMLInputElement>('base-url').value = settings.baseUrl;
+  $<HTMLInputElement>('base-url-v3').value = settings.baseUrlV3;
+  $<HTMLInputElement>('base-url').placeholder = settings.defaults.baseUrl;
+  $<HTMLInputElement>('base-url-v3').placeholder = settings.defaults.baseUrlV3;
+}
+
+function currentOp(): OperationInfo | undefined {
+  return operations.find((op) => op.id === $<HTMLSelectElement>('operation').value);
+}
+
+function renderSelection(): void {
+  $('selection-text').textContent = selection
+    ? `Selection: ${selection.sheetName}!${selection.a1} (${number(selection.numRows - 1)} rows below the header).`
+    : 'Select the rows to work on, with their header row.';
+  if (selection) $<HTMLInputElement>('target').value = selection.defaultTarget.letter;
+  renderMapping();
+}
+
+function renderMapping(): void {
+  const op = currentOp();
+  const box = $('mapping-fields');
+  box.textContent = '';
+  const outputs = $('output-fields');
+  outputs.textContent = '';
+  invalidatePlan();
+  if (!op) return;
+  const suggested = selection?.suggestions[op.id]?.fields ?? {};
+  for (const input of op.inputs) {
+    const row = document.createElement('div');
+    row.className = 'mapping-row';
+    const id = `map-${input.name}`;
+    const label = document.createElement('label');
+    label.htmlFor = id;
+    label.textContent = `${input.label} (${input.name})`;
+    const select = document.createElement('select');
+    select.id = id;
+    select.dataset.field = input.name;
+    select.add(new Option('(none)', ''));
+    (selection?.headers ?? []).forEach((header, offset) => {
+      select.add(new Option(header || `(column ${offset + 1})`, String(offset)));
+    });
+    const chosen = suggested[input.name];
+    select.value = chosen === undefined ? '' : String(chosen);
+    select.addEventListener('change', invalidatePlan);
+    row.append(label, select);
+    box.append(row);
+  }
+  for (const column of op.columns) {
+    const wrap = document.createElement('span');
+    wrap.className = 'output-option';
+    const box2 = document.createElement('input');
+    box2.type = 'checkbox';
+    box2.id = `out-${column}`;
+    box2.value = column;
+    box2.checked = op.defaultColumns.includes(column);
+    box2.addEventListener('change', invalidatePlan);
+    const label = document.createElement('label');
+    label.htmlFor = box2.id;
+    label.textContent = column;
+    wrap.append(box2, label);
+    outputs.append(wrap);
+  }
+}
+
+function invalidatePlan(): void {
+  plan = null;
+  $('plan').textContent = '';
+  $('confirm').hidden = true;
+  $<HTMLInputElement>('confirm-overwrite').checked = false;
+  $<HTMLButtonElement>('start').disabled = true;
+}
+
+function letterToColumn(letters: string): number | null {
+  const text = letters.trim().toUpperCase();
+  if (!/^[A-Z]{1,3}$/.test(text)) return null;
+  let n = 0;
+  for (const ch of text) n = n * 26 + (ch.charCodeAt(0) - 64);
+  return n;
+}
+
+function runRequest(): RunRequest {
+  const op = currentOp();
+  if (!op || !selection) throw new Error('Select the rows to work on, with their header row.');
+  const mapping: Record<string, number> = {};
+  for (const select of Array.from($('mapping-fields').querySelectorAll('select'))) {
+    if (select.value !== '') mapping[select.dataset.field as string] = Number(select.value);
+  }
+  const columns = Array.from($('output-fields').querySelectorAll<HTMLInputElement>('input:checked')).map(
+    (box) => box.value,
+  );
+  if (columns.length === 0) throw new Error('Choose at least one output column.');
+  const target = letterToColumn($<HTMLInputElement>('target').value);
+  if (target === null) throw new Error('Give the target column as letters, such as E.');
+  return {
+    selection: {
+      sheetId: selection.sheetId,
+      row: selection.row,
+      column: selection.column,
+      numRows: selection.numRows,
+      numColumns: selection.numColumns,
+    },
+    operation: op.id,
+    mapping,
+    columns,
+    targetColumn: target,
+  };
+}
+
+async function check(): Promise<void> {
+  showMessage('');
+  invalidatePlan();
+  try {
+    const result = await call<RunPlan>('planRun', runRequest());
+    plan = result;
+    $('plan').textContent =
+      `${number(result.rows)} rows: ${number(result.distinct)} distinct requests, ${number(result.invalid)} invalid, ` +
+      `${number(result.empty)} empty. ${number(result.cached)} answers are cached already. ` +
+      `This run will spend at most ${number(result.transactions)} transactions. Results go to ${result.targetA1}.`;
+    if (result.nonEmpty > 0) {
+      $('confirm-text').textContent =
+        `Overwrite the ${number(result.nonEmpty)} non-empty cells in ${result.targetA1}`;
+      $('confirm').hidden = false;
+    }
+    $<HTMLButtonElement>('start').disabled = result.nonEmpty > 0;
+  } catch (error) {
+    showMessage((error as Error).message);
+  }
+}
+
+async function start(): Promise<void> {
+  if (!plan || running) return;
+  showMessage('');
+  try {
+    const confirmed = $<HTMLInputElement>('confirm-overwrite').checked;
+    const progress = await call<RunProgress>('startRun', runRequest(), confirmed);
+    await drive(progress);
+  } catch (error) {
+    showMessage((error as Error).message);
+  }
+}
+
+function renderProgress(progress: RunProgress): void {
+  $('progress-section').hidden = false;
+  const bar = $<HTMLProgressElement>('progress-bar');
+  bar.max = Math.max(1, progress.total);
+  bar.value = progress.counts.done;
+  const c = progress.counts;
+  $('progress-text').textContent =
+    `${number(c.done)} of ${number(progress.total)} rows · ${number(c.spent)} transactions spent · ` +
+    `${number(c.noMatch)} no match · ${number(c.invalid)} invalid · ${number(c.errors)} errors`;
+}
+
+async function drive(first: RunProgress): Promise<void> {
+  running = true;
+  stopRequested = false;
+  $('resume-section').hidden = true;
+  $<HTMLButtonElement>('start').disabled = true;
+  $<HTMLButtonElement>('check').disabled = true;
+  $<HTMLButtonElement>('stop').disabled = false;
+  renderProgress(first);
+  $('stop').focus();
+  let progress = first;
+  try {
+    while (!progress.finished) {
+      if (stopRequested) {
+        showMessage('Stopped. Nothing is lost: resume to continue where it stopped.');
+        showResume(progress);
+        return;
+      }
+      progress = await call<RunProgress>('runChunk', progress.runId);
+      renderProgress(progress);
+    }
+    showMessage(
+      `Done: ${number(progress.total)} rows in ${progress.targetA1}, ${number(progress.counts.spent)} transactions spent.`,
+      true,
+    );
+  } catch (error) {
+    showMessage(`${(error as Error).message} Nothing is lost: resume to continue.`);
+    showResume(progress);
+  } finally {
+    running = false;
+    $<HTMLButtonElement>('check').disabled = false;
+    $<HTMLButtonElement>('stop').disabled = true;
+  }
+}
+
+function showResume(progress: RunProgress): void {
+  $('resume-section').hidden = false;
+  $('resume-section').dataset.runId = progress.runId;
+  $('resume-text').textContent =
+    `${progress.title} on ${progress.sheetName}!${progress.inputA1}: ${number(progress.counts.done)} of ` +
+    `${number(progress.total)} rows done, results in ${progress.targetA1}.`;
+}
+
+async function resume(): Promise<void> {
+  const runId = $('resume-section').dataset.runId;
+  if (!runId || running) return;
+  showMessage('');
+  const state = await call<SidebarState>('getSidebarState');
+  if (!state.run || state.run.runId !== runId) {
+    $('resume-section').hidden = true;
+    showMessage('That run is no longer waiting to be resumed.');
+    return;
+  }
+  await drive(state.run);
+}
+
+async function discard(): Promise<void> {
+  const runId = $('resume-section').dataset.runId;
+  if (!runId) return;
+  await call('discardRun', runId);
+  $('resume-section').hidden = true;
+  showMessage('The unfinished run was discarded; the rows already written stay.', true);
+}
+
+async function saveKey(event: Event): Promise<void> {
+  event.preventDefault();
+  const input = $<HTMLInputElement>('api-key');
+  const apiKey = input.value;
+  input.value = '';
+  if (apiKey.trim() === '') {
+    showMessage('Type or paste the key first.');
+    return;
+  }
+  try {
+    renderSettings(await call<PublicSettings>('saveSettings', { apiKey }));
+    showMessage('Key saved.', true);
+  } catch (error) {
+    showMessage((error as Error).message);
+  }
+}
+
+async function saveSettingsForm(event: Event, reset = false): Promise<void> {
+  event.preventDefault();
+  const change = reset
+    ? { baseUrl: '', baseUrlV3: '' }
+    : { baseUrl: $<HTMLInputElement>('base-url').value, baseUrlV3: $<HTMLInputElement>('base-url-v3').value };
+  try {
+    renderSettings(await call<PublicSettings>('saveSettings', change));
+    showMessage('Settings saved.', true);
+  } catch (error) {
+    showMessage((error as Error).message);
+  }
+}
+
+async function refreshSelection(): Promise<void> {
+  try {
+    selection = await call<SelectionInfo | null>('describeSelection');
+    renderSelection();
+  } catch (error) {
+    showMessage((error as Error).message);
+  }
+}
+
+async function init(): Promise<void> {
+  $('key-form').addEventListener('submit', (e) => void saveKey(e));
+  $('remove-key').addEventListener('click', async () => {
+    renderSettings(await call<PublicSettings>('saveSettings', { apiKey: '' }));
+    showMessage('Key removed.', true);
+  });
+  $('settings-form').addEventListener('submit', (e) => void saveSettingsForm(e));
+  $('reset-settings').addEventListener('click', (e) => void saveSettingsForm(e, true));
+  $('operation').addEventListener('change', renderMapping);
+  $('target').addEventListener('input', invalidatePlan);
+  $('refresh-selection').addEventListener('click', () => void refreshSelection());
+  $('check').addEventListener('click', () => void check());
+  $('start').addEventListener('click', () => void start());
+  $('confirm-overwrite').addEventListener('change', () => {
+    $<HTMLButtonElement>('start').disabled = !plan || !$<HTMLInputElement>('confirm-overwrite').checked;
+  });
+  $('stop').addEventListener('click', () => {
+    stopRequested = true;
+    $<HTMLButtonElement>('stop').disabled = true;
+    $('progress-text').textContent += ' · stopping after this chunk…';
+  });
+  $('resume').addEventListener('click', () => void resume());
+  $('discard').addEventListener('click', () => void discard());
+
+  const view = document.body.dataset.view;
+  if (view === 'settings') ($('settings-section') as HTMLDetailsElement).open = true;
+  try {
+    const state = await call<SidebarState>('getSidebarState');
+    operations = state.operations;
+    const select = $<HTMLSelectElement>('operation');
+    for (const op of operations) select.add(new Option(op.title, op.id));
+    renderSettings(state.settings);
+    selection = state.selection;
+    renderSelection();
+    if (state.run) showResume(state.run);
+    if (view === 'key' || !state.settings.keySet) $('api-key').focus();
+    else if (view === 'settings') $('base-url').focus();
+    else select.focus();
+  } catch (error) {
+    showMessage((error as Error).message);
+  }
+  document.body.dataset.ready = 'true';
+}
+
+void init();

@@ -1,0 +1,46 @@
+// Shared set-up for the add-on's tests: a runtime whose sandbox knows two test keys (the owner's and
+// the collaborator's; test values, not secrets, but treated as secrets by the leak scans), and a
+// second, independent sandbox to compute the records the API gives for an input without spending
+// any of the runtime's transactions.
+import { createSandbox, DEMO_KEY, type SandboxOptions } from '@enrich/sandbox';
+import { createRuntime, type Runtime, type RuntimeOptions } from './runtime/index.js';
+
+export const OWNER_KEY = 'owner-key-3f9c2a7d51e84b60';
+export const COLLABORATOR_KEY = 'collab-key-8d41e0b29c7a5f13';
+
+/** The defaults the add-on documents (shared/PLATFORMS.md), as literal text. */
+export const V2_BASE = 'https://api.tdg1.io';
+export const V3_BASE = 'https://testapi.tdg1.io';
+
+export function newRuntime(
+  options: { sandbox?: Omit<SandboxOptions, 'now' | 'keys'>; latencyMs?: number; ownerKey?: boolean } & Pick<
+    RuntimeOptions,
+    'seed'
+  > = {},
+): Runtime {
+  const rt = createRuntime({
+    sandbox: { ...options.sandbox, keys: [OWNER_KEY, COLLABORATOR_KEY], latencyMs: options.latencyMs ?? 0 },
+    seed: options.seed,
+  });
+  if (options.ownerKey !== false) rt.run(rt.owner, 'saveSettings', { apiKey: OWNER_KEY });
+  return rt;
+}
+
+const reference = createSandbox();
+
+/** The record the API answers for a request body (computed by a separate sandbox with the same data). */
+export function referenceRecord(path: string, body: Record<string, string>): Record<string, any> {
+  const answer = reference.handle({
+    method: 'POST',
+    path,
+    headers: { 'x-api-key': DEMO_KEY, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (answer.status !== 200) throw new Error(`reference sandbox answered ${answer.status} for ${path}`);
+  return JSON.parse(answer.body);
+}
+
+/** Distinct 10-digit phones that the sandbox answers with a record (not reserved numbers). */
+export function phone(i: number): string {
+  return String(2_000_000_000 + i * 7919);
+}

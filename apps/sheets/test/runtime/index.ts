@@ -1,0 +1,390 @@
+// A stand-in for Google Apps Script that runs the BUILT add-on (dist/Code.js): every execution gets
+// a fresh node:vm context holding only what Apps Script provides (its services, faked here over an
+// in-memory spreadsheet and the sandbox's in-process handler), a virtual clock, and the limits of
+// its mode (custom function: 30 s, read-only, owner's properties; menu/sidebar: 6 min). Two users:
+// the spreadsheet's owner and a collaborator, each with their own user properties.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
+import { createSandbox, type Sandbox, type SandboxOptions } from '@enrich/sandbox';
+import {
+  CUSTOM_FUNCTION_LIMIT_MS,
+  createRealm,
+  EXECUTION_LIMIT_MS,
+  Execution,
+  exportValue,
+  type Mode,
+  TIMEOUT_MESSAGE,
+  VirtualClock,
+} from './execution.js';
+import { passArgument, passResult } from './script-run.js';
+import {
+  CacheStore,
+  createCacheService,
+  createHtmlService,
+  createLockService,
+  createLogger,
+  createPropertiesService,
+  createSession,
+  createUrlFetchApp,
+  createUtilities,
+  type DailyCounter,
+  htmlOf,
+  PropertyStore,
+  type RecordedRequest,
+} from './services.js';
+import { createSpreadsheetApp, type UiLog } from './spreadsheet-app.js';
+import { type Cell, parseA1, type SheetModel, SpreadsheetModel, type Value } from './spreadsheet-model.js';
+
+export const DIST = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist');
+/** Start-up cost of loading the script, per KB of code (Apps Script parses every file each time). */
+const STARTUP_MS_PER_KB = 1;
+
+export interface User {
+  readonly email: string;
+}
+
+export interface RuntimeOptions {
+  readonly distDir?: string;
+  readonly sandbox?: Omit<SandboxOptions, 'now'>;
+  /** Network latency added to the sandbox's own delay, per request. */
+  readonly extraLatencyMs?: number;
+  readonly seed?: number;
+}
+
+export interface ExecutionRecord {
+  readonly fn: string;
+  readonly mode: Mode;
+  readonly user: string;
+  readonly started: number;
+  readonly ended: number;
+  readonly error: string | null;
+}
+
+/** The script failed as Apps Script would report it (the message a cell or the sidebar shows). */
+export class AppsScriptError extends Error {
+  constructor(
+    message: string,
+    readonly fn: string,
+  ) {
+    super(message);
+    this.name = 'AppsScriptError';
+  }
+}
+
+export class Runtime {
+  readonly clock = new VirtualClock();
+  readonly sandbox: Sandbox;
+  readonly owner: User = { email: 'owner@example.com' };
+  readonly collaborator: User = { email: 'collaborator@example.com' };
+  readonly spreadsheet = new SpreadsheetModel('1SpreadsheetTestId', 'Contacts');
+  readonly ui: UiLog = { menus: [], sidebars: [], dialogs: [], alerts: [] };
+  readonly http: RecordedRequest[] = [];
+  /** Logger and console output. */
+  readonly logs: string[] = [];
+  /** Every error message an execution ended with (what cells, toasts and the sidebar show). */
+  readonly errors: string[] = [];
+  /** Everything google.script.run carried to the browser, serialised. */
+  readonly browserTraffic: string[] = [];
+  readonly executions: ExecutionRecord[] = [];
+  readonly documentProperties = new PropertyStore('document');
+  readonly scriptProperties = new PropertyStore('script');
+  readonly documentCache = new CacheStore('document');
+  readonly scriptCache = new CacheStore('script');
+  readonly allowList: readonly string[];
+  extraLatencyMs: number;
+  /** Overrides the time limit of the next executions (to simulate a chunk cut short), when set. */
+  limitOverrideMs: number | null = null;
+
+  private readonly script: vm.Script;
+  private readonly codeKb: number;
+  private readonly distDir: string;
+  private readonly userProps = new Map<string, PropertyStore>();
+  private readonly userCaches = new Map<string, CacheStore>();
+  private readonly fetchCounters = new Map<string, DailyCounter>();
+  private readonly propertyCounters = new Map<string, DailyCounter>();
+  private readonly locks = new Map<string, Execution>();
+  private readonly random: () => number;
+  private globalNames: string[] = [];
+
+  constructor(options: RuntimeOptions = {}) {
+    this.distDir = options.distDir ?? DIST;
+    const code = readFileSync(join(this.distDir, 'Code.js'), 'utf8');
+    this.codeKb = Buffer.byteLength(code) / 1024;
+    this.script = new vm.Script(code, { filename: 'Code.js' });
+    const manifest = JSON.parse(readFileSync(join(this.distDir, 'appsscript.json'), 'utf8')) as {
+      urlFetchWhitelist?: string[];
+    };
+    this.allowList = manifest.urlFetchWhitelist ?? [];
+    this.sandbox = createSandbox({ ...options.sandbox, now: () => this.clock.now() });
+    this.extraLatencyMs = options.extraLatencyMs ?? 0;
+    this.random = mulberry32(options.seed ?? 42);
+  }
+
+  userProperties(user: User): PropertyStore {
+    return mapGet(this.userProps, user.email, () => new PropertyStore(`user:${user.email}`));
+  }
+
+  userCache(user: User): CacheStore {
+    return mapGet(this.userCaches, user.email, () => new CacheStore(`user:${user.email}`));
+  }
+
+  /** Runs a server function as a menu item, trigger or script.run call does: full authorisation, 6 minutes. */
+  run(user: User, fn: string, ...args: unknown[]): unknown {
+    return this.execute(user, 'full', fn, args);
+  }
+
+  /** onOpen as Sheets calls it; with authMode NONE, only menus may be built. */
+  open(user: User, authMode: 'NONE' | 'LIMITED' | 'FULL' = 'NONE'): void {
+    this.execute(user, authMode === 'NONE' ? 'none' : 'full', 'onOpen', [{ authMode }]);
+  }
+
+  /** A custom function call from a cell: anonymous, read-only, 30 s, the owner's user properties. */
+  customFunction(user: User, name: string, ...args: unknown[]): unknown {
+    return this.execute(user, 'custom', name, args);
+  }
+
+  /** google.script.run from the sidebar of `user`: its argument and result rules applied. */
+  scriptRun(user: User, fn: string, ...args: unknown[]): unknown {
+    if (fn.endsWith('_')) throw new AppsScriptError(`Script function not found: ${fn}`, fn);
+    const passed = args.map((a, i) => passArgument(a, String(i)));
+    const result = passResult(this.execute(user, 'full', fn, passed));
+    this.browserTraffic.push(JSON.stringify(result) ?? 'null');
+    return result;
+  }
+
+  /** The HTML of the sidebar last shown to `user` (what the browser receives). */
+  lastSidebar(user: User): string | undefined {
+    return [...this.ui.sidebars].reverse().find((s) => s.user === user.email)?.html;
+  }
+
+  // Spreadsheet helpers for tests: what a person does in the grid (not counted as script writes).
+
+  sheet(name = 'Sheet1'): SheetModel {
+    return this.spreadsheet.sheet(name);
+  }
+
+  type(sheetName: string, a1: string, values: readonly (readonly Value[])[]): void {
+    const sheet = this.sheet(sheetName);
+    const box = parseA1(a1, sheet.maxRows);
+    values.forEach((line, r) => {
+      line.forEach((value, c) => {
+        sheet.type(box.row + r, box.column + c, value);
+      });
+    });
+  }
+
+  values(sheetName: string, a1: string): Value[][] {
+    const sheet = this.sheet(sheetName);
+    const box = parseA1(a1, sheet.maxRows);
+    return Array.from({ length: box.numRows }, (_, r) =>
+      Array.from({ length: box.numColumns }, (_, c) => sheet.value(box.row + r, box.column + c)),
+    );
+  }
+
+  cell(sheetName: string, a1: string): Cell | undefined {
+    const sheet = this.sheet(sheetName);
+    const box = parseA1(a1, sheet.maxRows);
+    return sheet.cell(box.row, box.column);
+  }
+
+  select(sheetName: string, a1: string): void {
+    this.spreadsheet.select(sheetName, a1);
+  }
+
+  /**
+   * Recalculates every formula of the add-on's functions, each as its own custom-function execution,
+   * as Sheets does when a referenced cell changes or the document is reopened.
+   */
+  recalculate(user: User = this.owner): { formulas: number; errors: string[] } {
+    const errors: string[] = [];
+    let formulas = 0;
+    for (const sheet of this.spreadsheet.sheets) {
+      for (const { row, column, formula } of sheet.formulaCells()) {
+        const call = /^=\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(([\s\S]*)\)\s*$/.exec(formula);
+        if (!call || !this.globalNames.includes((call[1] as string).toUpperCase())) continue;
+        formulas++;
+        try {
+          const args = splitArgs(call[2] as string).map((arg) => this.argumentValue(sheet, arg));
+          const value = this.customFunction(user, (call[1] as string).toUpperCase(), ...args);
+          sheet.placeResult(row, column, { value });
+        } catch (error) {
+          const message = (error as Error).message;
+          errors.push(message);
+          sheet.placeResult(row, column, { error: message });
+        }
+      }
+    }
+    return { formulas, errors };
+  }
+
+  /** A fresh context as executions get one, for tests of what it holds. */
+  evaluateInFreshContext(code: string): unknown {
+    const context = this.newContext(this.owner, 'full').context;
+    return exportValue(vm.runInContext(code, context));
+  }
+
+  private argumentValue(sheet: SheetModel, arg: string): unknown {
+    if (arg === '') return ''; // an argument left out between commas: =AUTOAPPEND(A2,,,"FName")
+    if (/^".*"$/s.test(arg)) return arg.slice(1, -1).replace(/""/g, '"');
+    if (/^(TRUE|FALSE)$/i.test(arg)) return arg.toUpperCase() === 'TRUE';
+    if (/^-?\d+(\.\d+)?$/.test(arg)) return Number(arg);
+    const qualified = /^(?:'((?:[^']|'')+)'|([A-Za-z0-9_]+))!(.+)$/.exec(arg);
+    const target = qualified ? this.sheet((qualified[1] ?? qualified[2] ?? '').replace(/''/g, "'")) : sheet;
+    const box = parseA1(qualified ? (qualified[3] as string) : arg, target.maxRows);
+    const grid = Array.from({ length: box.numRows }, (_, r) =>
+      Array.from({ length: box.numColumns }, (_, c) => target.value(box.row + r, box.column + c)),
+    );
+    // A single cell arrives as its value, a range as rows of columns.
+    return box.numRows === 1 && box.numColumns === 1 ? grid[0]?.[0] : grid;
+  }
+
+  private newContext(user: User, mode: Mode) {
+    const context = vm.createContext({});
+    const realm = createRealm(context);
+    const limit = this.limitOverrideMs ?? (mode === 'custom' ? CUSTOM_FUNCTION_LIMIT_MS : EXECUTION_LIMIT_MS);
+    const exec = new Execution(this.clock, mode, user, limit, realm);
+    // Time and randomness come from the virtual clock and a seeded sequence: runs repeat exactly.
+    vm.compileFunction(
+      `const D = Date;
+       class VirtualDate extends D {
+         constructor(...args) { if (args.length === 0) super(now()); else super(...args); }
+         static now() { return now(); }
+       }
+       globalThis.Date = VirtualDate;
+       Math.random = random;`,
+      ['now', 'random'],
+      { parsingContext: context },
+    )(
+      () => this.clock.now(),
+      () => this.random(),
+    );
+    // In a custom function, getUserProperties() is the spreadsheet owner's store, whoever edits the cell.
+    const propertiesUser = mode === 'custom' ? this.owner : user;
+    const { Logger, console } = createLogger(this.logs);
+    Object.assign(context, {
+      SpreadsheetApp: createSpreadsheetApp(exec, {
+        model: this.spreadsheet,
+        ui: this.ui,
+        globalFunctions: () => this.globalNames,
+        htmlContent: htmlOf,
+      }),
+      PropertiesService: createPropertiesService(exec, {
+        userStore: () => this.userProperties(propertiesUser),
+        documentStore: () => this.documentProperties,
+        scriptStore: () => this.scriptProperties,
+        opsCounter: () => mapGet(this.propertyCounters, propertiesUser.email, () => ({ day: -1, count: 0 })),
+      }),
+      CacheService: createCacheService(exec, {
+        userCache: () => this.userCache(propertiesUser),
+        documentCache: () => this.documentCache,
+        scriptCache: () => this.scriptCache,
+      }),
+      LockService: createLockService(exec, this.locks),
+      UrlFetchApp: createUrlFetchApp(exec, {
+        sandbox: this.sandbox,
+        allowList: this.allowList,
+        extraLatencyMs: this.extraLatencyMs,
+        log: this.http,
+        counter: () => mapGet(this.fetchCounters, user.email, () => ({ day: -1, count: 0 })),
+      }),
+      Utilities: createUtilities(exec, this.random),
+      HtmlService: createHtmlService(exec, {
+        readFile: (name) => {
+          const file = `${name.replace(/\.html$/, '')}.html`;
+          try {
+            return readFileSync(join(this.distDir, file), 'utf8');
+          } catch {
+            throw realm.error(`No HTML file named ${name} was found.`);
+          }
+        },
+      }),
+      Session: createSession(exec, `tmp-${user.email.length}-${user.email.charCodeAt(0)}`),
+      ScriptApp: {
+        AuthMode: { NONE: 'NONE', LIMITED: 'LIMITED', FULL: 'FULL', CUSTOM_FUNCTION: 'CUSTOM_FUNCTION' },
+      },
+      Logger,
+      console,
+    });
+    return { context, realm, exec };
+  }
+
+  private execute(user: User, mode: Mode, fn: string, args: readonly unknown[]): unknown {
+    const { context, realm, exec } = this.newContext(user, mode);
+    let result: unknown;
+    let failure: string | null = null;
+    try {
+      exec.enter(this.codeKb * STARTUP_MS_PER_KB);
+      this.script.runInContext(context);
+      this.globalNames = Object.keys(context).filter((k) => typeof context[k] === 'function');
+      const target = context[fn];
+      if (typeof target !== 'function') throw new Error(`Script function not found: ${fn}`);
+      result = (target as (...a: unknown[]) => unknown)(...(realm.importValue([...args]) as unknown[]));
+    } catch (error) {
+      failure =
+        error instanceof Error || (error && typeof (error as Error).message === 'string')
+          ? (error as Error).message
+          : String(error);
+    }
+    // The platform stops a script at its time limit whatever the script does about the exception.
+    if (exec.killed) failure = TIMEOUT_MESSAGE;
+    for (const name of exec.locks) if (this.locks.get(name) === exec) this.locks.delete(name);
+    this.executions.push({
+      fn,
+      mode,
+      user: user.email,
+      started: exec.started,
+      ended: this.clock.now(),
+      error: failure,
+    });
+    if (failure !== null) {
+      this.errors.push(failure);
+      throw new AppsScriptError(failure, fn);
+    }
+    return exportValue(result);
+  }
+}
+
+export function createRuntime(options: RuntimeOptions = {}): Runtime {
+  return new Runtime(options);
+}
+
+function mapGet<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
+}
+
+function splitArgs(text: string): string[] {
+  const args: string[] = [];
+  let depth = 0;
+  let quoted = false;
+  let current = '';
+  for (const ch of text) {
+    if (ch === '"') quoted = !quoted;
+    if (!quoted && ch === '(') depth++;
+    if (!quoted && ch === ')') depth--;
+    if (!quoted && depth === 0 && ch === ',') {
+      args.push(current.trim());
+      current = '';
+    } else current += ch;
+  }
+  if (current.trim() !== '' || args.length > 0) args.push(current.trim());
+  return args;
+}
+
+/** A small seeded generator, so that jitter and ids repeat from run to run. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,328 @@
+// SpreadsheetApp over the in-memory model, with Apps Script's rules: custom functions may read
+// (get*) but not write (set*), open other files or reach the UI; AuthMode.NONE (onOpen before the
+// add-on is authorised) may only build menus. Each call costs virtual time, like the real service.
+import type { Execution } from './execution.js';
+import {
+  a1Of,
+  type Box,
+  parseA1,
+  type SheetModel,
+  type SpreadsheetModel,
+  type Value,
+} from './spreadsheet-model.js';
+
+export interface UiLog {
+  readonly menus: { user: string; items: (string | null)[] }[];
+  readonly sidebars: { user: string; title: string; html: string }[];
+  readonly dialogs: { user: string; title: string; html: string }[];
+  readonly alerts: { user: string; title: string; prompt: string }[];
+}
+
+/** Virtual milliseconds per Spreadsheet call, plus per cell read or written. */
+export const SPREADSHEET_COSTS = { call: 20, perCellRead: 0.002, perCellWrite: 0.01 };
+
+export interface SpreadsheetHost {
+  readonly model: SpreadsheetModel;
+  readonly ui: UiLog;
+  /** Names of the top-level functions of the loaded script (menu items must name one). */
+  readonly globalFunctions: () => readonly string[];
+  readonly htmlContent: (output: unknown) => { title: string; html: string };
+}
+
+export function createSpreadsheetApp(exec: Execution, host: SpreadsheetHost) {
+  const { model } = host;
+  const realm = exec.realm;
+  const read = (what: string, cells = 0) => {
+    exec.allow(`SpreadsheetApp ${what}`, { custom: true });
+    exec.enter(SPREADSHEET_COSTS.call + cells * SPREADSHEET_COSTS.perCellRead);
+  };
+  const write = (what: string, cells = 0) => {
+    exec.allow(what, {});
+    exec.enter(SPREADSHEET_COSTS.call + cells * SPREADSHEET_COSTS.perCellWrite);
+  };
+  const fail = (message: string): never => {
+    throw realm.error(message);
+  };
+
+  function grid<T>(box: Box, f: (row: number, column: number) => T): T[][] {
+    const out: T[][] = [];
+    for (let r = 0; r < box.numRows; r++) {
+      const line: T[] = [];
+      for (let c = 0; c < box.numColumns; c++) line.push(f(box.row + r, box.column + c));
+      out.push(line);
+    }
+    return realm.importValue(out);
+  }
+
+  function checkGrid(box: Box, values: unknown, what: string): Value[][] {
+    if (!Array.isArray(values))
+      fail(`The parameters (${typeof values}) don't match the method signature for ${what}.`);
+    const rows = values as unknown[];
+    if (rows.length !== box.numRows) {
+      fail(
+        `The number of rows in the data does not match the number of rows in the range. The data has ${rows.length} but the range has ${box.numRows}.`,
+      );
+    }
+    for (const row of rows) {
+      if (!Array.isArray(row)) fail(`The parameters don't match the method signature for ${what}.`);
+      if ((row as unknown[]).length !== box.numColumns) {
+        fail(
+          `The number of columns in the data does not match the number of columns in the range. The data has ${(row as unknown[]).length} but the range has ${box.numColumns}.`,
+        );
+      }
+      for (const v of row as unknown[]) {
+        const ok =
+          typeof v === 'string' ||
+          typeof v === 'number' ||
+          typeof v === 'boolean' ||
+          Object.prototype.toString.call(v) === '[object Date]';
+        if (!ok)
+          fail(
+            `${what}: cell values must be text, numbers, booleans or dates; got ${v === null ? 'null' : typeof v}`,
+          );
+      }
+    }
+    return rows as Value[][];
+  }
+
+  function range(sheet: SheetModel, box: Box): object {
+    if (!sheet.inBounds(box)) {
+      if (box.numRows < 1) fail('The number of rows in the range must be at least 1.');
+      if (box.numColumns < 1) fail('The number of columns in the range must be at least 1.');
+      fail('The coordinates of the range are outside the dimensions of the sheet.');
+    }
+    const cells = box.numRows * box.numColumns;
+    const self = {
+      getRow: () => box.row,
+      getColumn: () => box.column,
+      getNumRows: () => box.numRows,
+      getNumColumns: () => box.numColumns,
+      getLastRow: () => box.row + box.numRows - 1,
+      getLastColumn: () => box.column + box.numColumns - 1,
+      getA1Notation: () => a1Of(box),
+      getSheet: () => sheetObject(sheet),
+      offset: (rowOffset: number, columnOffset: number, numRows?: number, numColumns?: number) =>
+        range(sheet, {
+          row: box.row + rowOffset,
+          column: box.column + columnOffset,
+          numRows: numRows ?? box.numRows,
+          numColumns: numColumns ?? box.numColumns,
+        }),
+      getValues: () => {
+        read('Range.getValues', cells);
+        return grid(box, (r, c) => sheet.value(r, c));
+      },
+      getValue: () => {
+        read('Range.getValue', 1);
+        return realm.importValue(sheet.value(box.row, box.column));
+      },
+      getDisplayValues: () => {
+        read('Range.getDisplayValues', cells);
+        return grid(box, (r, c) => display(sheet.value(r, c)));
+      },
+      getFormulas: () => {
+        read('Range.getFormulas', cells);
+        return grid(box, (r, c) => sheet.cell(r, c)?.formula ?? '');
+      },
+      getFormula: () => {
+        read('Range.getFormula', 1);
+        return sheet.cell(box.row, box.column)?.formula ?? '';
+      },
+      getNumberFormats: () => {
+        read('Range.getNumberFormats', cells);
+        return grid(box, (r, c) => sheet.cell(r, c)?.format ?? '0.###############');
+      },
+      isBlank: () => {
+        read('Range.isBlank', cells);
+        return grid(box, (r, c) => sheet.value(r, c) === '' && !sheet.cell(r, c)?.formula).every((line) =>
+          line.every(Boolean),
+        );
+      },
+      setValues: (values: unknown) => {
+        write('setValues', cells);
+        sheet.write(box, checkGrid(box, values, 'Range.setValues'));
+        return self;
+      },
+      setValue: (value: unknown) => {
+        write('setValue', cells);
+        const grid1 = Array.from({ length: box.numRows }, () =>
+          Array.from({ length: box.numColumns }, () => value),
+        );
+        sheet.write(box, checkGrid(box, grid1, 'Range.setValue'));
+        return self;
+      },
+      setNumberFormat: (format: unknown) => {
+        write('setNumberFormat', cells);
+        if (typeof format !== 'string') fail('Range.setNumberFormat takes a string');
+        sheet.setFormat(box, () => format as string);
+        return self;
+      },
+      setNumberFormats: (formats: unknown) => {
+        write('setNumberFormats', cells);
+        const checked = checkGrid(box, formats, 'Range.setNumberFormats');
+        sheet.setFormat(box, (r, c) => String((checked[r] as Value[])[c]));
+        return self;
+      },
+      clearContent: () => {
+        write('clearContent', cells);
+        sheet.write(
+          box,
+          Array.from({ length: box.numRows }, () => Array.from({ length: box.numColumns }, () => '')),
+        );
+        return self;
+      },
+    };
+    return self;
+  }
+
+  function sheetObject(sheet: SheetModel): object {
+    return {
+      getName: () => sheet.name,
+      getSheetId: () => sheet.id,
+      getParent: () => spreadsheetObject(),
+      getMaxRows: () => sheet.maxRows,
+      getMaxColumns: () => sheet.maxColumns,
+      getLastRow: () => {
+        read('Sheet.getLastRow');
+        return sheet.lastRow();
+      },
+      getLastColumn: () => {
+        read('Sheet.getLastColumn');
+        return sheet.lastColumn();
+      },
+      getRange: (a: unknown, b?: number, c?: number, d?: number) => {
+        if (typeof a === 'string') return range(sheet, parseA1(a, sheet.maxRows));
+        return range(sheet, { row: a as number, column: b as number, numRows: c ?? 1, numColumns: d ?? 1 });
+      },
+      getDataRange: () =>
+        range(sheet, {
+          row: 1,
+          column: 1,
+          numRows: Math.max(1, sheet.lastRow()),
+          numColumns: Math.max(1, sheet.lastColumn()),
+        }),
+      insertColumnsAfter: (after: number, count: number) => {
+        write('insertColumnsAfter');
+        sheet.insertColumnsAfter(after, count);
+        return sheetObject(sheet);
+      },
+    };
+  }
+
+  function activeSheetModel(): SheetModel {
+    const active = model.active ? model.sheetById(model.active.sheetId) : undefined;
+    return active ?? (model.sheets[0] as SheetModel);
+  }
+
+  function spreadsheetObject(): object {
+    return {
+      getId: () => model.id,
+      getName: () => model.name,
+      getSheets: () => realm.importValue(model.sheets.map(sheetObject)),
+      getSheetByName: (name: string) => {
+        const sheet = model.sheets.find((s) => s.name === name);
+        return sheet ? sheetObject(sheet) : null;
+      },
+      getActiveSheet: () => sheetObject(activeSheetModel()),
+      getActiveRange: () => activeRange(),
+      getRange: (a1: string) => {
+        const m = /^(?:'((?:[^']|'')+)'|([^!]+))!(.+)$/.exec(a1);
+        if (!m) return range(activeSheetModel(), parseA1(a1, activeSheetModel().maxRows));
+        const sheet = model.sheets.find((s) => s.name === (m[1] ?? m[2] ?? '').replace(/''/g, "'"));
+        if (!sheet) fail(`Range not found: ${a1}`);
+        return range(sheet as SheetModel, parseA1(m[3] as string, (sheet as SheetModel).maxRows));
+      },
+      toast: (message: string, title?: string) => {
+        write('Spreadsheet.toast');
+        model.toasts.push(title ? `${title}: ${message}` : message);
+      },
+    };
+  }
+
+  function activeRange(): object | null {
+    if (!model.active) return null;
+    const sheet = model.sheetById(model.active.sheetId);
+    return sheet ? range(sheet, model.active.box) : null;
+  }
+
+  function ui(): object {
+    exec.allow('SpreadsheetApp.getUi', { none: true });
+    const user = exec.user.email;
+    const ButtonSet = { OK: 'OK', OK_CANCEL: 'OK_CANCEL', YES_NO: 'YES_NO', YES_NO_CANCEL: 'YES_NO_CANCEL' };
+    const Button = { OK: 'OK', CANCEL: 'CANCEL', YES: 'YES', NO: 'NO', CLOSE: 'CLOSE' };
+    const menu = (items: (string | null)[]) => {
+      const self = {
+        addItem: (caption: string, functionName: string) => {
+          if (!host.globalFunctions().includes(functionName) || functionName.endsWith('_')) {
+            fail(`Script function not found: ${functionName}`);
+          }
+          items.push(`${caption} -> ${functionName}`);
+          return self;
+        },
+        addSeparator: () => {
+          items.push(null);
+          return self;
+        },
+        addToUi: () => {
+          host.ui.menus.push({ user, items });
+        },
+      };
+      return self;
+    };
+    return {
+      ButtonSet,
+      Button,
+      createAddonMenu: () => menu([]),
+      createMenu: () => menu([]),
+      showSidebar: (output: unknown) => {
+        exec.allow('Ui.showSidebar', {});
+        exec.enter(SPREADSHEET_COSTS.call);
+        host.ui.sidebars.push({ user, ...host.htmlContent(output) });
+      },
+      showModalDialog: (output: unknown, title: string) => {
+        exec.allow('Ui.showModalDialog', {});
+        host.ui.dialogs.push({ user, title, html: host.htmlContent(output).html });
+      },
+      alert: (title: string, prompt?: string) => {
+        exec.allow('Ui.alert', {});
+        host.ui.alerts.push({ user, title, prompt: prompt ?? '' });
+        return Button.OK;
+      },
+    };
+  }
+
+  return {
+    getActiveSpreadsheet: () => {
+      exec.allow('SpreadsheetApp.getActiveSpreadsheet', { custom: true });
+      return spreadsheetObject();
+    },
+    getActive: () => {
+      exec.allow('SpreadsheetApp.getActive', { custom: true });
+      return spreadsheetObject();
+    },
+    getActiveSheet: () => {
+      exec.allow('SpreadsheetApp.getActiveSheet', { custom: true });
+      return sheetObject(activeSheetModel());
+    },
+    getActiveRange: () => {
+      exec.allow('SpreadsheetApp.getActiveRange', { custom: true });
+      return activeRange();
+    },
+    getUi: ui,
+    flush: () => {
+      exec.allow('SpreadsheetApp.flush', { custom: true });
+      exec.enter(SPREADSHEET_COSTS.call);
+    },
+    openById: () => fail('You do not have permission to call SpreadsheetApp.openById'),
+    openByUrl: () => fail('You do not have permission to call SpreadsheetApp.openByUrl'),
+  };
+}
+
+export function display(value: Value): string {
+  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+  if (value instanceof Date || Object.prototype.toString.call(value) === '[object Date]') {
+    const d = value as Date;
+    return `${d.getUTCMonth() + 1}/${d.getUTCDate()}/${d.getUTCFullYear()}`;
+  }
+  return String(value);
+}

@@ -1,0 +1,348 @@
+// An in-memory spreadsheet that behaves like Sheets where the add-on depends on it: a written
+// string is parsed as if typed (formulas, numbers losing leading zeros, dates), unless it starts
+// with an apostrophe or the cell is plain-text formatted; array results of formulas spill and
+// vanish with their formula; every write and format change is counted per cell, so tests can
+// prove what was (and was not) touched.
+
+export type Value = string | number | boolean | Date;
+
+export interface Cell {
+  value: Value;
+  /** The formula as typed, for formula cells (the anchor of a spill). */
+  formula?: string;
+  /** The error shown by a formula cell (#ERROR!, #REF!), with its message. */
+  error?: string;
+  format?: string;
+  /** Key of the formula cell whose array result this cell shows. */
+  spilledFrom?: number;
+  /** Value writes (setValue/setValues) by scripts. */
+  writes: number;
+  /** Any change by a script: value writes and format changes. */
+  touches: number;
+}
+
+export const TEXT_FORMAT = '@';
+const MAX_COLUMNS = 18_278; // ZZZ
+
+export function columnNumber(letters: string): number {
+  let n = 0;
+  for (const ch of letters.toUpperCase()) n = n * 26 + (ch.charCodeAt(0) - 64);
+  return n;
+}
+
+export function columnLetters(column: number): string {
+  let n = column;
+  let out = '';
+  while (n > 0) {
+    const rest = (n - 1) % 26;
+    out = String.fromCharCode(65 + rest) + out;
+    n = Math.floor((n - 1) / 26);
+  }
+  return out;
+}
+
+export interface Box {
+  readonly row: number;
+  readonly column: number;
+  readonly numRows: number;
+  readonly numColumns: number;
+}
+
+/** "B2", "B2:D10", "A2:A" (to the last row), with or without $; no sheet name. */
+export function parseA1(a1: string, maxRows: number): Box {
+  const m = /^\$?([A-Za-z]{1,3})\$?(\d+)(?::\$?([A-Za-z]{1,3})\$?(\d*))?$/.exec(a1.trim());
+  if (!m) throw new Error(`Range not found: ${a1}`);
+  const column = columnNumber(m[1] as string);
+  const row = Number(m[2]);
+  const lastColumn = m[3] ? columnNumber(m[3]) : column;
+  const lastRow = m[3] === undefined ? row : m[4] ? Number(m[4]) : maxRows;
+  return {
+    row: Math.min(row, lastRow),
+    column: Math.min(column, lastColumn),
+    numRows: Math.abs(lastRow - row) + 1,
+    numColumns: Math.abs(lastColumn - column) + 1,
+  };
+}
+
+export function a1Of(box: Box): string {
+  const first = `${columnLetters(box.column)}${box.row}`;
+  if (box.numRows === 1 && box.numColumns === 1) return first;
+  return `${first}:${columnLetters(box.column + box.numColumns - 1)}${box.row + box.numRows - 1}`;
+}
+
+const key = (row: number, column: number) => row * 100_000 + column;
+const rowOf = (k: number) => Math.floor(k / 100_000);
+const columnOf = (k: number) => k % 100_000;
+
+export class SheetModel {
+  readonly cells = new Map<number, Cell>();
+  constructor(
+    readonly id: number,
+    public name: string,
+    public maxRows = 1000,
+    public maxColumns = 26,
+  ) {}
+
+  cell(row: number, column: number): Cell | undefined {
+    return this.cells.get(key(row, column));
+  }
+
+  private ensure(row: number, column: number): Cell {
+    let cell = this.cells.get(key(row, column));
+    if (!cell) {
+      cell = { value: '', writes: 0, touches: 0 };
+      this.cells.set(key(row, column), cell);
+    }
+    return cell;
+  }
+
+  value(row: number, column: number): Value {
+    return this.cell(row, column)?.value ?? '';
+  }
+
+  inBounds(box: Box): boolean {
+    return (
+      box.row >= 1 &&
+      box.column >= 1 &&
+      box.numRows >= 1 &&
+      box.numColumns >= 1 &&
+      box.row + box.numRows - 1 <= this.maxRows &&
+      box.column + box.numColumns - 1 <= this.maxColumns
+    );
+  }
+
+  lastRow(): number {
+    let last = 0;
+    for (const [k, cell] of this.cells) if (!isEmpty(cell)) last = Math.max(last, rowOf(k));
+    return last;
+  }
+
+  lastColumn(): number {
+    let last = 0;
+    for (const [k, cell] of this.cells) if (!isEmpty(cell)) last = Math.max(last, columnOf(k));
+    return last;
+  }
+
+  /** What a person typing does: the same parsing as a script's setValue, but not counted as a script write. */
+  type(row: number, column: number, input: Value): void {
+    this.put(row, column, input, false);
+  }
+
+  /** A script's setValues: parsed as typed input, counted. Returns nothing; spills are kept consistent. */
+  write(box: Box, values: readonly (readonly Value[])[]): void {
+    const overwrittenAnchors = new Set<number>();
+    const written = new Set<number>();
+    for (let r = 0; r < box.numRows; r++) {
+      for (let c = 0; c < box.numColumns; c++) {
+        const k = key(box.row + r, box.column + c);
+        written.add(k);
+        const cell = this.cells.get(k);
+        if (cell?.formula) overwrittenAnchors.add(k);
+      }
+    }
+    for (let r = 0; r < box.numRows; r++) {
+      for (let c = 0; c < box.numColumns; c++) {
+        const row = box.row + r;
+        const column = box.column + c;
+        const cell = this.cells.get(key(row, column));
+        // Writing into another formula's spill area breaks that formula's array result.
+        if (cell?.spilledFrom !== undefined && !overwrittenAnchors.has(cell.spilledFrom)) {
+          this.breakSpill(cell.spilledFrom, written);
+        }
+        this.put(row, column, (values[r] as Value[])[c] as Value, true);
+      }
+    }
+    for (const anchor of overwrittenAnchors) this.clearSpill(anchor, written);
+  }
+
+  setFormat(box: Box, format: (r: number, c: number) => string): void {
+    for (let r = 0; r < box.numRows; r++) {
+      for (let c = 0; c < box.numColumns; c++) {
+        const cell = this.ensure(box.row + r, box.column + c);
+        cell.format = format(r, c);
+        cell.touches++;
+      }
+    }
+  }
+
+  private put(row: number, column: number, input: Value, byScript: boolean): void {
+    const cell = this.ensure(row, column);
+    const parsed = parseInput(input, cell.format);
+    cell.value = parsed.value;
+    cell.spilledFrom = undefined;
+    cell.error = undefined;
+    if (parsed.formula === undefined) delete cell.formula;
+    else cell.formula = parsed.formula;
+    if (byScript) {
+      cell.writes++;
+      cell.touches++;
+    }
+  }
+
+  /** Places a formula's result (or error) at its anchor, spilling an array right and down. */
+  placeResult(row: number, column: number, result: { value: unknown } | { error: string }): void {
+    const anchorKey = key(row, column);
+    const anchor = this.ensure(row, column);
+    this.clearSpill(anchorKey, new Set());
+    if ('error' in result) {
+      anchor.value = '#ERROR!';
+      anchor.error = result.error;
+      return;
+    }
+    const grid = toGrid(result.value);
+    if (typeof grid === 'string') {
+      anchor.value = '#ERROR!';
+      anchor.error = grid;
+      return;
+    }
+    const width = grid[0]?.length ?? 0;
+    if (row + grid.length - 1 > this.maxRows || column + width - 1 > this.maxColumns) {
+      anchor.value = '#REF!';
+      anchor.error = 'Array result was not expanded because it would run past the sheet.';
+      return;
+    }
+    for (let r = 0; r < grid.length; r++) {
+      for (let c = 0; c < width; c++) {
+        if (r === 0 && c === 0) continue;
+        const other = this.cell(row + r, column + c);
+        if (other && !isEmpty(other) && other.spilledFrom !== anchorKey) {
+          anchor.value = '#REF!';
+          anchor.error = `Array result was not expanded because it would overwrite data in ${a1Of({ row: row + r, column: column + c, numRows: 1, numColumns: 1 })}.`;
+          return;
+        }
+      }
+    }
+    anchor.error = undefined;
+    grid.forEach((line, r) => {
+      line.forEach((value, c) => {
+        if (r === 0 && c === 0) {
+          anchor.value = value;
+          return;
+        }
+        const cell = this.ensure(row + r, column + c);
+        cell.value = value;
+        cell.spilledFrom = anchorKey;
+      });
+    });
+  }
+
+  formulaCells(): { row: number; column: number; formula: string }[] {
+    const out: { row: number; column: number; formula: string }[] = [];
+    for (const [k, cell] of this.cells) {
+      if (cell.formula) out.push({ row: rowOf(k), column: columnOf(k), formula: cell.formula });
+    }
+    return out.sort((a, b) => a.row - b.row || a.column - b.column);
+  }
+
+  private clearSpill(anchor: number, keep: ReadonlySet<number>): void {
+    for (const [k, cell] of this.cells) {
+      if (cell.spilledFrom === anchor && !keep.has(k)) {
+        cell.value = '';
+        cell.spilledFrom = undefined;
+      }
+    }
+  }
+
+  private breakSpill(anchor: number, keep: ReadonlySet<number>): void {
+    this.clearSpill(anchor, keep);
+    const cell = this.cells.get(anchor);
+    if (cell) {
+      cell.value = '#REF!';
+      cell.error = 'Array result was not expanded because it would overwrite data.';
+    }
+  }
+
+  insertColumnsAfter(after: number, count: number): void {
+    if (this.maxColumns + count > MAX_COLUMNS) throw new Error('too many columns');
+    const moved = [...this.cells.entries()].filter(([k]) => columnOf(k) > after);
+    for (const [k] of moved) this.cells.delete(k);
+    for (const [k, cell] of moved) this.cells.set(key(rowOf(k), columnOf(k) + count), cell);
+    this.maxColumns += count;
+  }
+}
+
+export function isEmpty(cell: Cell): boolean {
+  return cell.value === '' && !cell.formula;
+}
+
+/**
+ * How Sheets reads a value written as if typed. Strict where Google does not document it: a
+ * leading =, +, - or @ makes a formula even in a plain-text cell (unless the rest is a plain
+ * number); only a leading apostrophe surely makes text, and it is not kept.
+ */
+export function parseInput(input: Value, format: string | undefined): { value: Value; formula?: string } {
+  if (typeof input !== 'string') return { value: input };
+  if (input.startsWith("'")) return { value: input.slice(1) };
+  if (/^[=+\-@]/.test(input) && !/^[+-]?\d+(\.\d+)?$/.test(input)) {
+    return { value: '', formula: input.startsWith('=') ? input : `=${input}` };
+  }
+  if (format === TEXT_FORMAT) return { value: input };
+  if (/^[+-]?\d+(\.\d+)?$/.test(input.trim())) return { value: Number(input) };
+  if (/^(true|false)$/i.test(input.trim())) return { value: input.trim().toUpperCase() === 'TRUE' };
+  const date = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(input.trim());
+  if (date) return { value: new Date(Date.UTC(Number(date[3]), Number(date[1]) - 1, Number(date[2]))) };
+  return { value: input };
+}
+
+/** A custom function's return value as a grid of cell values, or why Sheets would show #ERROR!. */
+function toGrid(value: unknown): Value[][] | string {
+  const cellOf = (v: unknown): Value | string | undefined => {
+    if (v === null || v === undefined) return '';
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
+    if (Object.prototype.toString.call(v) === '[object Date]') return v as Date;
+    return undefined;
+  };
+  const rows = Array.isArray(value) ? value : [[value]];
+  if (rows.length === 0) return 'Result was empty.';
+  const grid: Value[][] = [];
+  let width = -1;
+  for (const row of rows) {
+    const line = Array.isArray(row) ? row : [row];
+    if (width === -1) width = line.length;
+    if (line.length !== width || width === 0) return 'Result rows must all have the same, non-zero width.';
+    const cells: Value[] = [];
+    for (const v of line) {
+      const cell = cellOf(v);
+      if (cell === undefined) return 'Result was not a number, text, boolean or date.';
+      cells.push(cell);
+    }
+    grid.push(cells);
+  }
+  return grid;
+}
+
+export class SpreadsheetModel {
+  readonly sheets: SheetModel[] = [];
+  private nextSheetId = 0;
+  active: { sheetId: number; box: Box } | null = null;
+  readonly toasts: string[] = [];
+
+  constructor(
+    readonly id: string,
+    public name: string,
+  ) {
+    this.addSheet('Sheet1');
+  }
+
+  addSheet(name: string, maxRows = 1000, maxColumns = 26): SheetModel {
+    const sheet = new SheetModel(this.nextSheetId, name, maxRows, maxColumns);
+    this.nextSheetId += 1_234_567; // sheet ids are not small indexes in Sheets
+    this.sheets.push(sheet);
+    return sheet;
+  }
+
+  sheet(name: string): SheetModel {
+    const sheet = this.sheets.find((s) => s.name === name);
+    if (!sheet) throw new Error(`no sheet ${name}`);
+    return sheet;
+  }
+
+  sheetById(id: number): SheetModel | undefined {
+    return this.sheets.find((s) => s.id === id);
+  }
+
+  select(sheetName: string, a1: string): void {
+    const sheet = this.sheet(sheetName);
+    this.active = { sheetId: sheet.id, box: parseA1(a1, sheet.maxRows) };
+  }
+}
