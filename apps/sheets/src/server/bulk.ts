@@ -229,6 +229,12 @@ function doChunk(runId: string): RunProgress {
 
   const answers = fetchChunkAnswers(run, settings, plans, firstRow, start, end, started, checkpoint.parallel);
   checkpoint.parallel = answers.parallel;
+  if (answers.spent > 0) {
+    // Recorded before writing: if the write fails, the answers wait in the cache, and the count of
+    // what was paid must not be lost with the chunk.
+    checkpoint.counts = { ...checkpoint.counts, spent: checkpoint.counts.spent + answers.spent };
+    saveCheckpoint(ssId, checkpoint);
+  }
 
   // Rows up to the first one still waiting for an answer are written now.
   let stop = end;
@@ -245,7 +251,7 @@ function doChunk(runId: string): RunProgress {
   }
 
   const copies = copySources(run, plans, firstRow, start, stop);
-  const counts = { ...checkpoint.counts, spent: checkpoint.counts.spent + answers.spent };
+  const counts = { ...checkpoint.counts };
   counts.cached += answers.cached;
   const out: CellValue[][] = [];
   for (let i = start; i < stop; i++) {

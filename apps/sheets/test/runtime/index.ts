@@ -96,6 +96,8 @@ export class Runtime {
   extraLatencyMs: number;
   /** Overrides the time limit of the next executions (to simulate a chunk cut short), when set. */
   limitOverrideMs: number | null = null;
+  /** Failures to inject into the next call of a Spreadsheet method, by method name. */
+  readonly faults = new Map<string, string>();
 
   private readonly script: vm.Script;
   private readonly codeKb: number;
@@ -120,6 +122,10 @@ export class Runtime {
     this.sandbox = createSandbox({ ...options.sandbox, now: () => this.clock.now() });
     this.extraLatencyMs = options.extraLatencyMs ?? 0;
     this.random = mulberry32(options.seed ?? 42);
+    // The script's top-level functions, as Apps Script lists them (loading it calls no service).
+    const probe = vm.createContext({});
+    this.script.runInContext(probe);
+    this.globalNames = Object.keys(probe).filter((k) => typeof probe[k] === 'function');
   }
 
   userProperties(user: User): PropertyStore {
@@ -269,6 +275,11 @@ export class Runtime {
         ui: this.ui,
         globalFunctions: () => this.globalNames,
         htmlContent: htmlOf,
+        takeFault: (method) => {
+          const fault = this.faults.get(method);
+          this.faults.delete(method);
+          return fault;
+        },
       }),
       PropertiesService: createPropertiesService(exec, {
         userStore: () => this.userProperties(propertiesUser),
@@ -311,19 +322,37 @@ export class Runtime {
   }
 
   private execute(user: User, mode: Mode, fn: string, args: readonly unknown[]): unknown {
+    return this.executeWith(user, mode, fn, (context, realm) => {
+      const target = context[fn];
+      if (typeof target !== 'function') throw new Error(`Script function not found: ${fn}`);
+      return (target as (...a: unknown[]) => unknown)(...(realm.importValue([...args]) as unknown[]));
+    });
+  }
+
+  /**
+   * Runs a snippet as one execution of the script (after its files are loaded), for tests of the
+   * platform rules themselves: `rt.evaluate(rt.owner, 'custom', 'Utilities.sleep(31000)')`.
+   */
+  evaluate(user: User, mode: Mode, code: string): unknown {
+    return this.executeWith(user, mode, '(snippet)', (context) => vm.runInContext(code, context));
+  }
+
+  private executeWith(
+    user: User,
+    mode: Mode,
+    fn: string,
+    body: (context: vm.Context, realm: ReturnType<typeof createRealm>) => unknown,
+  ): unknown {
     const { context, realm, exec } = this.newContext(user, mode);
     let result: unknown;
     let failure: string | null = null;
     try {
       exec.enter(this.codeKb * STARTUP_MS_PER_KB);
       this.script.runInContext(context);
-      this.globalNames = Object.keys(context).filter((k) => typeof context[k] === 'function');
-      const target = context[fn];
-      if (typeof target !== 'function') throw new Error(`Script function not found: ${fn}`);
-      result = (target as (...a: unknown[]) => unknown)(...(realm.importValue([...args]) as unknown[]));
+      result = body(context, realm);
     } catch (error) {
       failure =
-        error instanceof Error || (error && typeof (error as Error).message === 'string')
+        error !== null && typeof error === 'object' && typeof (error as Error).message === 'string'
           ? (error as Error).message
           : String(error);
     }

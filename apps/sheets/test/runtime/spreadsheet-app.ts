@@ -27,6 +27,8 @@ export interface SpreadsheetHost {
   /** Names of the top-level functions of the loaded script (menu items must name one). */
   readonly globalFunctions: () => readonly string[];
   readonly htmlContent: (output: unknown) => { title: string; html: string };
+  /** A failure injected by a test for the next call of this method (say, setValues), if any. */
+  readonly takeFault: (method: string) => string | undefined;
 }
 
 export function createSpreadsheetApp(exec: Execution, host: SpreadsheetHost) {
@@ -39,6 +41,8 @@ export function createSpreadsheetApp(exec: Execution, host: SpreadsheetHost) {
   const write = (what: string, cells = 0) => {
     exec.allow(what, {});
     exec.enter(SPREADSHEET_COSTS.call + cells * SPREADSHEET_COSTS.perCellWrite);
+    const fault = host.takeFault(what);
+    if (fault !== undefined) throw realm.error(fault);
   };
   const fail = (message: string): never => {
     throw realm.error(message);
