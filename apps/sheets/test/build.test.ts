@@ -1,0 +1,108 @@
+// The built add-on (dist/) as Apps Script and clasp see it: top-level functions with the JSDoc that
+// makes Sheets offer the custom functions, the manifest, the sidebar page, and the bundle's size.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULT_BASE_URL, DEFAULT_BASE_URL_V3, OPERATIONS } from '@enrich/core';
+import { describe, expect, test } from 'vitest';
+import { DIST } from './runtime/index.js';
+
+const code = readFileSync(join(DIST, 'Code.js'), 'utf8');
+const html = readFileSync(join(DIST, 'sidebar.html'), 'utf8');
+const manifest = JSON.parse(readFileSync(join(DIST, 'appsscript.json'), 'utf8'));
+
+const CUSTOM = [
+  'PHONELOOKUP',
+  'EMAILLOOKUP',
+  'EMAILVERIFY',
+  'TCPAVERIFY',
+  'IDVERIFY',
+  'EMAILAPPEND',
+  'PHONEAPPEND',
+  'AUTOAPPEND',
+  'DEMOGRAPHICAPPEND',
+];
+
+describe('dist/Code.js', () => {
+  test.each(CUSTOM)('%s is a top-level function with @customfunction and a @param per argument', (name) => {
+    const m = new RegExp(`\\n(/\\*\\*(?:(?!\\*/)[\\s\\S])*\\*/)\\nfunction ${name}\\(([^)]*)\\) \\{`).exec(
+      code,
+    );
+    expect(m).not.toBeNull();
+    const [, doc = '', params = ''] = m as RegExpExecArray;
+    expect(doc).toContain('@customfunction');
+    const documented = [...doc.matchAll(/@param \{[^}]+\} (\w+) /g)].map((p) => p[1]);
+    expect(documented).toEqual(params.split(', '));
+    expect(doc.split('\n').filter((l) => l.includes('@customfunction'))).toHaveLength(1);
+  });
+
+  test('one custom function per operation of the catalog, and only those carry @customfunction', () => {
+    expect(OPERATIONS).toHaveLength(CUSTOM.length);
+    expect(code.match(/@customfunction/g)).toHaveLength(CUSTOM.length);
+  });
+
+  test('the menu and sidebar entry points are top-level functions, none private', () => {
+    for (const name of [
+      'onOpen',
+      'onInstall',
+      'showSidebar',
+      'showSetKey',
+      'showSettings',
+      'freezeResults',
+      'showHelp',
+      'getSidebarState',
+      'describeSelection',
+      'saveSettings',
+      'planRun',
+      'startRun',
+      'runChunk',
+      'discardRun',
+    ]) {
+      expect(code).toMatch(new RegExp(`\\nfunction ${name}\\(\\) \\{`));
+    }
+    expect(code).not.toMatch(/\nfunction \w+_\(/);
+  });
+
+  test('small, and free of what Apps Script lacks', () => {
+    expect(Buffer.byteLength(code)).toBeLessThan(80 * 1024);
+    for (const absent of [
+      'setTimeout(',
+      'fetch(',
+      'new URL(',
+      'require(',
+      'process.',
+      'TextEncoder',
+      'structuredClone',
+    ]) {
+      expect(code.includes(absent), absent).toBe(false);
+    }
+  });
+});
+
+describe('dist/appsscript.json', () => {
+  test('V8, exactly the scopes the add-on needs, the API bases on the URL allow-list', () => {
+    expect(manifest.runtimeVersion).toBe('V8');
+    expect([...manifest.oauthScopes].sort()).toEqual([
+      'https://www.googleapis.com/auth/script.container.ui',
+      'https://www.googleapis.com/auth/script.external_request',
+      'https://www.googleapis.com/auth/spreadsheets.currentonly',
+    ]);
+    expect(manifest.urlFetchWhitelist).toEqual([`${DEFAULT_BASE_URL}/`, `${DEFAULT_BASE_URL_V3}/`]);
+    for (const entry of manifest.urlFetchWhitelist)
+      expect(entry).toMatch(/^https:\/\/[a-z0-9.-]+\.[a-z]+\/$/);
+  });
+});
+
+describe('dist/sidebar.html', () => {
+  test("Google's add-on stylesheet linked; the page's own script and style inlined; nothing else loaded", () => {
+    expect(html).toContain(
+      '<link rel="stylesheet" href="https://ssl.gstatic.com/docs/script/css/add-ons1.css">',
+    );
+    expect(html).not.toMatch(/<script[^>]+src=/);
+    expect(html).toMatch(/<style>[^<]{500,}<\/style>/);
+    expect(html).toMatch(/<script>[\s\S]{2000,}<\/script>/);
+    expect(html).not.toContain('__JS__');
+    expect(html).not.toContain('__CSS__');
+    const external = [...html.matchAll(/(?:src|href)="(https?:[^"]+)"/g)].map((m) => m[1]);
+    expect(external).toEqual(['https://ssl.gstatic.com/docs/script/css/add-ons1.css']);
+  });
+});
