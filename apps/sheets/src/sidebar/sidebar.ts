@@ -330,6 +330,8 @@ async function init(): Promise<void> {
     for (const op of operations) select.add(new Option(op.title, op.id));
     renderSettings(state.settings);
     selection = state.selection;
+    // An unfinished run: show its operation, and offer to resume it.
+    if (state.run) select.value = state.run.operation;
     renderSelection();
     if (state.run) showResume(state.run);
     if (view === 'key' || !state.settings.keySet) $('api-key').focus();

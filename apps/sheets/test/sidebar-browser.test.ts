@@ -1,0 +1,192 @@
+// Must show 6: the sidebar page as built (dist/sidebar.html, as the server hands it to the browser)
+// in real headless Chromium, with a google.script.run shim wired to the same fake runtime: a key
+// saved through the form, then a bulk run of 600 rows driven by clicks and the keyboard, with a
+// confirmation for a non-empty target cell, stopped, the sidebar closed and reopened, resumed, and
+// finished. A screenshot is saved to test-results/sidebar-bulk-run.png.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { COLLABORATOR_KEY, newRuntime, OWNER_KEY, phone, referenceRecord } from './helpers.js';
+import { DIST, type Runtime, type User } from './runtime/index.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const RESULTS = join(DIST, '..', 'test-results');
+const ORIGIN = 'https://sidebar.test';
+
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+// google.script.run in the page: asynchronous, handlers chained, at most 10 calls in flight (counted).
+const SHIM = `(() => {
+  const state = { inFlight: 0, maxInFlight: 0, calls: [] };
+  window.__gasState = state;
+  const runner = (success, failure) => new Proxy({}, {
+    get(_, name) {
+      if (name === 'withSuccessHandler') return (f) => runner(f, failure);
+      if (name === 'withFailureHandler') return (f) => runner(success, f);
+      if (name === 'withUserObject') return () => runner(success, failure);
+      return (...args) => {
+        state.inFlight++;
+        state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
+        state.calls.push(String(name));
+        window.__gasRun(String(name), args).then((answer) => {
+          state.inFlight--;
+          if (answer && 'error' in answer) { if (failure) failure(new Error(answer.error)); }
+          else if (success) success(answer.value);
+        });
+      };
+    },
+  });
+  window.google = { script: { run: runner(null, null), host: { close() {} } } };
+})();`;
+
+/** Holds one runChunk call (the `holdAt`-th) until `gate` resolves, so that Stop is clicked mid-run. */
+interface Bridge {
+  chunkCalls: number;
+  holdAt: number | null;
+  gate: Promise<void>;
+}
+
+async function openSidebar(rt: Runtime, user: User, bridge: Bridge): Promise<Page> {
+  rt.run(user, 'showSidebar');
+  const html = rt.lastSidebar(user) as string;
+  const page = await browser.newPage({ viewport: { width: 300, height: 1000 } });
+  // The page may load nothing but itself: Google's stylesheet is unreachable here, and not needed.
+  await page.route('**/*', (route) =>
+    route.request().url() === `${ORIGIN}/`
+      ? route.fulfill({ contentType: 'text/html', body: html })
+      : route.abort(),
+  );
+  await page.exposeFunction('__gasRun', async (name: string, args: unknown[]) => {
+    if (name === 'runChunk' && ++bridge.chunkCalls === bridge.holdAt) await bridge.gate;
+    try {
+      return { value: rt.scriptRun(user, name, ...args) };
+    } catch (error) {
+      return { error: (error as Error).message };
+    }
+  });
+  await page.addInitScript(SHIM);
+  await page.goto(`${ORIGIN}/`);
+  await page.waitForSelector('body[data-ready="true"]');
+  return page;
+}
+
+test('a bulk run in the real sidebar, driven by clicks: key, check, confirm, start, stop, reopen, resume', async () => {
+  const rt = newRuntime({ latencyMs: 200 });
+  const user = rt.collaborator; // has no key of their own yet
+  const rows: (string | number)[][] = Array.from({ length: 600 }, (_, i) => {
+    if (i % 50 === 7) return [`Lead ${i}`, 'n/a'];
+    return [`Lead ${i}`, i % 4 === 3 ? Number(phone(i - 1)) : phone(i)];
+  });
+  rt.type('Sheet1', 'A1:B1', [['Full name', 'Mobile']]);
+  rt.type('Sheet1', 'A2:B601', rows);
+  rt.type('Sheet1', 'D40', [['old note']]);
+  rt.select('Sheet1', 'A1:B601');
+  const distinct = new Set(rows.map((r) => String(r[1])).filter((p) => /^\d{10}$/.test(p))).size;
+
+  let release: () => void = () => {};
+  const bridge: Bridge = {
+    chunkCalls: 0,
+    holdAt: 2,
+    gate: new Promise<void>((resolve) => {
+      release = resolve;
+    }),
+  };
+  let page = await openSidebar(rt, user, bridge);
+
+  // The key, typed and saved with the keyboard; only its last 4 characters come back.
+  await expect.poll(() => page.locator('#key-status').textContent()).toBe('No key is set yet.');
+  await page.getByLabel(/Your API key/).fill(COLLABORATOR_KEY);
+  await page.getByLabel(/Your API key/).press('Enter');
+  await expect
+    .poll(() => page.locator('#key-status').textContent())
+    .toBe(`A key is set (ending in ${COLLABORATOR_KEY.slice(-4)}).`);
+  expect(await page.getByLabel(/Your API key/).inputValue()).toBe('');
+
+  // Operation, mapping (from the header row by name: "Mobile" is a phone column), outputs, target.
+  await page.getByLabel('Operation', { exact: true }).selectOption('phone-lookup');
+  expect(await page.locator('#map-Phone').inputValue()).toBe('1');
+  for (const column of ['House', 'PreDir', 'StrType', 'PostDir'])
+    await page.getByLabel(column, { exact: true }).uncheck();
+  await page.getByLabel('trace', { exact: true }).check();
+  expect(await page.getByLabel('Results start in column').inputValue()).toBe('C');
+
+  await page.getByRole('button', { name: 'Check' }).click();
+  await expect.poll(() => page.locator('#plan').textContent()).toContain('600 rows');
+  const plan = (await page.locator('#plan').textContent()) as string;
+  expect(plan).toContain(`${distinct} distinct requests`);
+  expect(plan).toContain(`at most ${distinct} transactions`);
+  expect(plan).toContain('Results go to C1:J601');
+  // D40 is not empty: Start waits for the confirmation.
+  expect(await page.locator('#confirm').isVisible()).toBe(true);
+  expect(await page.getByRole('button', { name: 'Start' }).isDisabled()).toBe(true);
+  await page.getByLabel(/Overwrite the 1 non-empty cells/).check();
+  expect(await page.getByRole('button', { name: 'Start' }).isDisabled()).toBe(false);
+
+  // Start; Stop while the second chunk is on its way (held by the bridge); the run stops after it.
+  await page.getByRole('button', { name: 'Start' }).click();
+  await expect.poll(() => page.locator('#progress-text').textContent()).toMatch(/^250 of 600 rows/);
+  await page.getByRole('button', { name: 'Stop' }).click();
+  release();
+  await expect.poll(() => page.locator('#message').textContent()).toContain('Stopped.');
+  expect(await page.locator('#progress-bar').getAttribute('value')).toBe('500');
+  await page.close();
+
+  // The sidebar is closed and opened again: it offers to resume.
+  page = await openSidebar(rt, user, bridge);
+  await expect.poll(() => page.locator('#resume-section').isVisible()).toBe(true);
+  expect(await page.locator('#resume-text').textContent()).toBe(
+    'Phone Lookup on Sheet1!A1:B601: 500 of 600 rows done, results in C1:J601.',
+  );
+  await page.getByRole('button', { name: 'Resume' }).focus();
+  await page.keyboard.press('Enter');
+  await expect
+    .poll(() => page.locator('#message').textContent(), { timeout: 30_000 })
+    .toMatch(/^Done: 600 rows in C1:J601/);
+  expect(await page.locator('#progress-text').textContent()).toBe(
+    `600 of 600 rows · ${distinct} transactions spent · 0 no match · 12 invalid · 0 errors`,
+  );
+
+  mkdirSync(RESULTS, { recursive: true });
+  const screenshot = join(RESULTS, 'sidebar-bulk-run.png');
+  await page.screenshot({ path: screenshot, fullPage: true });
+  console.log(`sidebar screenshot: ${screenshot}`);
+
+  // The sheet holds the results; the run paid once per distinct phone, with the sidebar user's key.
+  expect(rt.sandbox.transactions(COLLABORATOR_KEY)).toBe(distinct);
+  expect(rt.sandbox.transactions(OWNER_KEY)).toBe(0);
+  const record = referenceRecord('/v3/lookup/phone', { Phone: phone(0) });
+  expect(rt.values('Sheet1', 'C1:D2')).toEqual([
+    ['Status', 'FName'],
+    ['ok', record.Name.FName],
+  ]);
+  expect(rt.values('Sheet1', 'D40')[0]?.[0]).not.toBe('old note');
+
+  // No key in the page, and google.script.run never had more than 10 calls in flight.
+  const text = await page.content();
+  const inputs = await page.$$eval('input', (all) => all.map((i) => (i as HTMLInputElement).value).join(' '));
+  expect(text.includes(COLLABORATOR_KEY) || inputs.includes(COLLABORATOR_KEY)).toBe(false);
+  const gas = (await page.evaluate('window.__gasState')) as { maxInFlight: number; calls: string[] };
+  expect(gas.maxInFlight).toBeLessThanOrEqual(10);
+  expect(gas.calls).toContain('runChunk');
+  await page.close();
+});
