@@ -167,6 +167,7 @@ describe('a 5,000-row run, interrupted and resumed', () => {
     const chunks = Math.ceil(5000 / 250);
     const stops = new Set<number>();
     while (stops.size < 4) stops.add(1 + Math.floor(random() * (chunks - 2)));
+    const stopList = [...stops].sort((a, b) => a - b);
     let progress = rt.scriptRun(user, 'startRun', req, false) as Progress;
     let calls = 0;
     let failures = 0;
@@ -251,7 +252,8 @@ describe('a 5,000-row run, interrupted and resumed', () => {
     expect(rt.documentProperties.values.size).toBe(0);
     expect([...rt.userProperties(user).values.keys()].some((k) => k.startsWith('enrich.run.'))).toBe(false);
     console.log(
-      `sidebar run: 5000 rows, ${distinct} distinct valid, ${calls} runChunk calls, ${resumes} resumes (${failures} after failed chunks), ` +
+      `sidebar run: 5000 rows, ${distinct} distinct valid, ${calls} runChunk calls, interrupted before calls ${stopList.join(', ')}: ` +
+        `${resumes} resumes (${failures} after failed chunks), ` +
         `${rt.sandbox.transactions()} transactions, every target cell written once, input cells touched 0 times`,
     );
   });
