@@ -1,0 +1,244 @@
+// Runs the packaged .vsix in a real VS Code: code-server 4.100.3 (installed by
+// scripts/install-code-server.sh into .e2e/code-server) on 127.0.0.1 with a free port, its own
+// user-data and extensions folders, driven through Debian's Chromium by playwright-core.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+
+export const APP_DIR = resolve(import.meta.dirname, '../..');
+const REPO_DIR = resolve(APP_DIR, '../..');
+export const CODE_SERVER = join(REPO_DIR, '.e2e/code-server/node_modules/.bin/code-server');
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const SCREENSHOTS = join(APP_DIR, 'test-results');
+
+const run = promisify(execFile);
+
+export function vsixPath(): string {
+  const { version } = JSON.parse(readFileSync(join(APP_DIR, 'package.json'), 'utf8'));
+  return join(APP_DIR, `enrich-vscode-${version}.vsix`);
+}
+
+export interface CodeServer {
+  readonly url: string;
+  readonly root: string;
+  readonly userDataDir: string;
+  readonly browserProfileDir: string;
+  readonly workspaceDir: string;
+  readonly log: () => string;
+  close(): Promise<void>;
+}
+
+/** Installs the .vsix into fresh folders, writes User/settings.json, and starts code-server. */
+export async function startCodeServer(settings: Record<string, unknown>): Promise<CodeServer> {
+  if (!existsSync(CODE_SERVER)) {
+    throw new Error(
+      `code-server is not installed at ${CODE_SERVER}: run bash scripts/install-code-server.sh`,
+    );
+  }
+  const root = mkdtempSync(join(tmpdir(), 'enrich-e2e-'));
+  const userDataDir = join(root, 'user-data');
+  const extensionsDir = join(root, 'extensions');
+  const workspaceDir = join(root, 'workspace');
+  const browserProfileDir = join(root, 'browser-profile');
+  for (const dir of [join(userDataDir, 'User'), extensionsDir, workspaceDir, browserProfileDir]) {
+    mkdirSync(dir, { recursive: true });
+  }
+  writeFileSync(join(userDataDir, 'User', 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
+  // code-server reads and writes a config file and data under HOME unless told otherwise.
+  const env = {
+    ...process.env,
+    XDG_CONFIG_HOME: join(root, 'config'),
+    XDG_DATA_HOME: join(root, 'data'),
+    XDG_CACHE_HOME: join(root, 'cache'),
+  };
+  const common = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
+  await run(CODE_SERVER, [...common, '--install-extension', vsixPath()], { env, timeout: 120_000 });
+
+  let output = '';
+  const child: ChildProcess = spawn(
+    CODE_SERVER,
+    [
+      ...common,
+      '--auth',
+      'none',
+      '--bind-addr',
+      '127.0.0.1:0',
+      '--config',
+      join(root, 'config.yaml'),
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      workspaceDir,
+    ],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    const timer = setTimeout(() => reject(new Error(`code-server did not start:\n${output}`)), 60_000);
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /HTTP server listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolveUrl(match[1]);
+      }
+    };
+    child.stdout?.on('data', read);
+    child.stderr?.on('data', read);
+    child.once('exit', (code) => reject(new Error(`code-server exited with ${code}:\n${output}`)));
+  });
+  return {
+    url,
+    root,
+    userDataDir,
+    browserProfileDir,
+    workspaceDir,
+    log: () => output,
+    async close() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+    },
+  };
+}
+
+/** Opens the workbench in Chromium, with a profile folder kept for the storage scan. */
+export async function openWorkbench(server: CodeServer): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await chromium.launchPersistentContext(server.browserProfileDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+    viewport: { width: 1400, height: 1500 },
+  });
+  // Generous but bounded: a cold workbench on a 2-core machine.
+  context.setDefaultTimeout(30_000);
+  const page = context.pages()[0] ?? (await context.newPage());
+  await page.goto(`${server.url}/?folder=${encodeURIComponent(server.workspaceDir)}`);
+  await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+  await page.locator('.statusbar').waitFor({ timeout: 90_000 });
+  // The palette lists the commands known when it opens: wait until the extension's contributions
+  // are registered, which its view container's icon in the activity bar shows.
+  await page
+    .locator('.activitybar .action-item .action-label[aria-label^="Enrichment"]')
+    .waitFor({ timeout: 90_000 });
+  return { context, page };
+}
+
+// ---- driving the workbench ----
+
+export const quickInput = (page: Page): Locator => page.locator('.quick-input-widget');
+export const quickInputBox = (page: Page): Locator =>
+  page.locator('.quick-input-widget .quick-input-box input');
+export const quickInputMessage = (page: Page): Locator =>
+  page.locator('.quick-input-widget .quick-input-message');
+
+/** Runs a command from the palette by its full title, as a user would. */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  // The palette lists the commands registered when it opened; if this one is missing (the
+  // workbench was still starting), or the palette closed under us, open it again: a bounded
+  // number of times.
+  for (let attempt = 1; ; attempt++) {
+    const patience = attempt < 3 ? 10_000 : 30_000;
+    try {
+      await page.keyboard.press('Escape');
+      await quickInput(page).waitFor({ state: 'hidden', timeout: patience });
+      await page.keyboard.press('F1');
+      await quickInputBox(page).fill(`>${title}`, { timeout: patience });
+      // The exact match is focused once the list has filtered; Enter runs it.
+      const row = page.locator('.quick-input-list .monaco-list-row.focused', { hasText: title });
+      await row.waitFor({ state: 'visible', timeout: patience });
+      await page.keyboard.press('Enter');
+      return;
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      console.warn(`runCommand: "${title}" not run on attempt ${attempt}; opening the palette again`);
+    }
+  }
+}
+
+/** Waits for a quick input whose title or prompt holds `text`, types `value` and presses Enter. */
+export async function answerInput(
+  page: Page,
+  text: string | RegExp,
+  value: string,
+  enter = true,
+): Promise<void> {
+  await quickInput(page).filter({ hasText: text }).waitFor({ state: 'visible' });
+  await quickInputBox(page).fill(value);
+  if (enter) await page.keyboard.press('Enter');
+}
+
+export function notification(page: Page, text: string | RegExp): Locator {
+  return page.locator('.notifications-toasts .notification-toast', { hasText: text });
+}
+
+/** The text of the active editor, lines joined, as rendered (the whole document must fit). */
+export async function activeEditorText(page: Page): Promise<string> {
+  const lines = page.locator('.editor-group-container.active .monaco-editor .view-lines .view-line');
+  await lines.first().waitFor();
+  const rendered = await lines.evaluateAll((nodes) =>
+    nodes
+      .map((node) => ({
+        top: Number.parseFloat((node as HTMLElement).style.top || '0'),
+        text: node.textContent ?? '',
+      }))
+      .sort((a, b) => a.top - b.top)
+      .map((line) => line.text),
+  );
+  return rendered.join('\n').replace(/\u00a0/g, ' ');
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const path = join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path });
+  return path;
+}
+
+// ---- scanning files ----
+
+/** Every file under `dir` whose bytes contain `needle`. */
+export function filesContaining(dir: string, needle: string): string[] {
+  const bytes = Buffer.from(needle, 'utf8');
+  // Chromium's IndexedDB and some VS Code stores keep strings as UTF-16.
+  const utf16 = Buffer.from(needle, 'utf16le');
+  return listFiles(dir).filter((file) => {
+    const content = readFileSync(file);
+    return content.includes(bytes) || content.includes(utf16);
+  });
+}
+
+export function listFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...listFiles(path));
+    else if (entry.isFile() && statSync(path).size > 0) out.push(path);
+  }
+  return out;
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,255 @@
+// The packaged .vsix in a real VS Code (code-server), driven through Chromium like a user, against
+// a sandbox on 127.0.0.1. Steps run in order and share one workbench. Screenshots go to
+// test-results/ (kept by CI as artifacts); none is taken while a key is being typed.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { getOperation, readResponse, validateField } from '@enrich/core';
+import { createSandbox, type SandboxServer, startSandboxServer } from '@enrich/sandbox';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  activeEditorText,
+  answerInput,
+  type CodeServer,
+  filesContaining,
+  listFiles,
+  notification,
+  openWorkbench,
+  quickInput,
+  quickInputBox,
+  quickInputMessage,
+  removeDir,
+  runCommand,
+  SCREENSHOTS,
+  screenshot,
+  startCodeServer,
+} from './code-server';
+
+// Distinctive, so that finding one in a file can only mean it leaked there.
+const KEY = 'e2e-key-Q7ZK2M9X4W';
+const WRONG_KEY = 'e2e-wrong-key-J5RT8V3N6P';
+const PHONE = '5550102030';
+
+let sandbox: SandboxServer;
+let server: CodeServer;
+let context: BrowserContext;
+let page: Page;
+const screenshots: string[] = [];
+
+beforeAll(async () => {
+  sandbox = await startSandboxServer({ keys: [KEY] });
+  server = await startCodeServer({
+    'enrich.baseUrl': sandbox.url,
+    'enrich.baseUrlV3': sandbox.url,
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'telemetry.telemetryLevel': 'off',
+  });
+  ({ context, page } = await openWorkbench(server));
+});
+
+// A failed step leaves a picture of the workbench behind, for whoever reads the CI artifacts.
+afterEach(async (test) => {
+  if (test.task.result?.state === 'fail' && page && !page.isClosed()) {
+    const name = `failed-${test.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`;
+    await screenshot(page, name).catch(() => {});
+  }
+});
+
+afterAll(async () => {
+  await context?.close().catch(() => {});
+  await server?.close();
+  await sandbox?.close();
+  if (server && !process.env.KEEP_E2E) removeDir(server.root);
+});
+
+async function shot(name: string) {
+  // A key box on screen would be a leak in the picture: never photograph one.
+  expect(await quickInput(page).filter({ hasText: 'Set API Key' }).isVisible()).toBe(false);
+  // A finished call's progress toast fades out; wait for it so the picture shows the outcome.
+  await page
+    .locator('.notification-toast', { hasText: 'Source: Enrichment' })
+    .filter({ hasText: 'Cancel' })
+    .waitFor({ state: 'hidden' });
+  screenshots.push(await screenshot(page, name));
+}
+
+/** What the sandbox answers for this phone, from a separate in-process sandbox (same seed). */
+function sandboxRecord(phone: string) {
+  const op = getOperation('phone-lookup');
+  const answer = createSandbox({ keys: [KEY] }).handle({
+    method: 'POST',
+    path: op.path,
+    headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+    body: JSON.stringify({ Phone: phone }),
+  });
+  const outcome = readResponse(op, answer);
+  if (outcome.kind !== 'record') throw new Error(`sandbox gave ${answer.status}`);
+  return outcome.record as { Name: Record<string, string>; Address: Record<string, unknown> };
+}
+
+async function setKey(key: string) {
+  await runCommand(page, 'Enrichment: Set API Key');
+  await quickInput(page).filter({ hasText: 'Set API Key' }).waitFor({ state: 'visible' });
+  // password: the key is drawn as dots, never as text.
+  await expect(quickInputBox(page).getAttribute('type')).resolves.toBe('password');
+  await answerInput(page, 'Set API Key', key);
+  await notification(page, 'API key saved').last().waitFor();
+}
+
+describe('the extension in code-server', () => {
+  it('activates on its command, not at startup', async () => {
+    await expect(page.locator('.statusbar-item', { hasText: 'Enrichment' }).count()).resolves.toBe(0);
+  });
+
+  it('sets the key through Enrichment: Set API Key (a password box)', async () => {
+    await setKey(KEY);
+    const status = page.locator('.statusbar-item', { hasText: 'Enrichment (sandbox)' });
+    await status.waitFor();
+    await expect(status.locator('.codicon-key').count()).resolves.toBe(1);
+  });
+
+  it('runs Phone Lookup from the palette with a typed number and shows the sandbox record', async () => {
+    const before = sandbox.sandbox.transactions(KEY);
+    await runCommand(page, 'Enrichment: Phone Lookup');
+    await answerInput(page, 'Phone Lookup', '(555) 010-2030');
+    await page.locator('.tab', { hasText: `Phone Lookup ${PHONE}` }).waitFor();
+    const shown = JSON.parse(await activeEditorText(page));
+    const expected = sandboxRecord(PHONE);
+    expect(shown).toMatchObject({
+      operation: 'Phone Lookup',
+      input: { Phone: PHONE },
+      status: 200,
+      transaction: 'spent',
+    });
+    expect(shown.record.Name).toEqual(expected.Name);
+    expect(shown.record.Address).toEqual(expected.Address);
+    expect(sandbox.sandbox.transactions(KEY)).toBe(before + 1);
+    console.log(
+      `result document: ${expected.Name.FName} ${expected.Name.LName}, ${expected.Address.House} ${expected.Address.Street} ${expected.Address.StrType}, ${expected.Address.City} ${expected.Address.State} ${expected.Address.Zip}`,
+    );
+    await shot('1-phone-lookup-result');
+  });
+
+  it('lists the call in the History view', async () => {
+    await runCommand(page, 'Enrichment: Show History');
+    const row = page.locator('.pane-body .monaco-list-row', { hasText: `Phone Lookup: ${PHONE}` });
+    await row.waitFor();
+    await expect(row.textContent()).resolves.toContain('200');
+    await shot('2-history-view');
+  });
+
+  it('refuses an invalid phone in the input box before any request', async () => {
+    const requests = sandbox.sandbox.requests();
+    const transactions = sandbox.sandbox.transactions();
+    await runCommand(page, 'Enrichment: Phone Lookup');
+    await answerInput(page, 'Phone Lookup', '555010203', false);
+    const refused = validateField(getOperation('phone-lookup'), 'Phone', '555010203');
+    if (refused.ok) throw new Error('core accepts the short phone');
+    await quickInputMessage(page).filter({ hasText: refused.message }).waitFor();
+    await page.keyboard.press('Enter');
+    // Still open, still refusing, after Enter.
+    await quickInputMessage(page).filter({ hasText: refused.message }).waitFor();
+    await expect(quickInputBox(page).isVisible()).resolves.toBe(true);
+    await shot('3-invalid-phone-refused');
+    await page.keyboard.press('Escape');
+    await quickInputBox(page).waitFor({ state: 'hidden' });
+    // A later command completes, so anything the refused one might have sent would have arrived.
+    await runCommand(page, 'Enrichment: Show History');
+    await page
+      .locator('.pane-body .monaco-list-row', { hasText: `Phone Lookup: ${PHONE}` })
+      .first()
+      .waitFor();
+    expect(sandbox.sandbox.requests()).toBe(requests);
+    expect(sandbox.sandbox.transactions()).toBe(transactions);
+  });
+
+  it('offers "Set API Key" on a 401 from a wrong key, and it sets a new key', async () => {
+    await setKey(WRONG_KEY);
+    await runCommand(page, 'Enrichment: Phone Lookup');
+    await answerInput(page, 'Phone Lookup', PHONE);
+    const refused = notification(page, 'refused (401)');
+    await refused.waitFor();
+    const button = refused.locator('.monaco-button', { hasText: 'Set API Key' });
+    await button.waitFor();
+    await shot('4-wrong-key-401');
+    await button.click();
+    await quickInput(page).filter({ hasText: 'Set API Key' }).waitFor({ state: 'visible' });
+    await expect(quickInputBox(page).getAttribute('type')).resolves.toBe('password');
+    await answerInput(page, 'Set API Key', KEY);
+    await notification(page, 'API key saved').last().waitFor();
+    await runCommand(page, 'Enrichment: Phone Lookup');
+    await answerInput(page, 'Phone Lookup', '5550102031');
+    await page.locator('.tab', { hasText: 'Phone Lookup 5550102031' }).waitFor();
+    expect(JSON.parse(await activeEditorText(page)).status).toBe(200);
+  });
+
+  it('asks Auto Append which input first, then only for that one', async () => {
+    await runCommand(page, 'Enrichment: Auto Append');
+    await quickInput(page).filter({ hasText: 'which will you give' }).waitFor({ state: 'visible' });
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'E-mail' }).click();
+    await answerInput(page, 'Auto Append: E-mail', 'jane.doe@example.com');
+    await page.locator('.tab', { hasText: 'Auto Append jane.doe@example.com' }).waitFor();
+    // The record (four vehicle slots) is longer than the screen: read the document's head.
+    const head = await activeEditorText(page);
+    expect(head).toMatch(
+      /"operation": "Auto Append",\s*"input": \{\s*"Email": "jane.doe@example.com"\s*\},\s*"status": 200/,
+    );
+    await shot('5-auto-append-result');
+  });
+
+  it("reports the extension's activation time from VS Code's Running Extensions", async () => {
+    await runCommand(page, 'Developer: Show Running Extensions');
+    const row = page.locator('.monaco-list-row', { hasText: 'Enrichment' }).filter({ hasText: 'Activation' });
+    await row.waitFor();
+    const text = (await row.textContent()) ?? '';
+    const ms = Number(/Activation:\s*(\d+)\s*ms/.exec(text)?.[1]);
+    console.log(`activation time of the Enrichment extension (Developer: Show Running Extensions): ${ms} ms`);
+    expect(Number.isFinite(ms)).toBe(true);
+    await shot('6-running-extensions');
+  });
+
+  it('keeps history and the key across a reload of the workbench', async () => {
+    await page.reload();
+    await page.locator('.monaco-workbench').waitFor();
+    await runCommand(page, 'Enrichment: Show History');
+    await page
+      .locator('.pane-body .monaco-list-row', { hasText: `Phone Lookup: ${PHONE}` })
+      .first()
+      .waitFor();
+    await page
+      .locator('.statusbar-item', { hasText: 'Enrichment (sandbox)' })
+      .locator('.codicon-key')
+      .waitFor();
+  });
+
+  it('leaves the key in no file: settings.json, the History storage, the output log, screenshots', async () => {
+    await context.close();
+    await server.close();
+    const files = [...listFiles(server.root), ...listFiles(SCREENSHOTS)];
+    // Where each thing lives, found by what it holds, so the scan is known to cover it.
+    const settings = join(server.userDataDir, 'User', 'settings.json');
+    expect(readFileSync(settings, 'utf8')).toContain(sandbox.url);
+    const historyStores = filesContaining(
+      join(server.browserProfileDir, 'Default', 'IndexedDB'),
+      'enrich.history',
+    );
+    expect(historyStores.length).toBeGreaterThan(0);
+    expect(
+      filesContaining(join(server.browserProfileDir, 'Default', 'IndexedDB'), PHONE).length,
+    ).toBeGreaterThan(0);
+    const logs = filesContaining(join(server.userDataDir, 'logs'), 'Phone Lookup POST');
+    expect(logs.some((f) => f.endsWith('Enrichment.log'))).toBe(true);
+    expect(screenshots.length).toBe(6);
+    for (const file of screenshots) expect(existsSync(file)).toBe(true);
+    console.log(
+      `scanned ${files.length} files (user data, extensions, browser profile, screenshots); history in ${historyStores.length} IndexedDB file(s); output log ${logs.join(', ')}`,
+    );
+    for (const key of [KEY, WRONG_KEY]) {
+      expect(filesContaining(server.root, key)).toEqual([]);
+      expect(filesContaining(SCREENSHOTS, key)).toEqual([]);
+    }
+  });
+});
