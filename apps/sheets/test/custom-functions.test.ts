@@ -358,6 +358,10 @@ describe('column ranges, as a formula over cells', () => {
     expect(() => rt.customFunction(rt.owner, 'PHONELOOKUP', [[1, 2]])).toThrow(
       /phone takes one cell or one column/,
     );
+    // A date cell is not a phone.
+    expect(rt.customFunction(rt.owner, 'PHONELOOKUP', new Date(Date.UTC(2026, 0, 2)), 'FName')).toEqual([
+      ['Invalid: Phone must be text; got a date'],
+    ]);
     // A one-cell range is used for every row, like a plain value.
     expect(
       rt.customFunction(rt.owner, 'TCPAVERIFY', [[5550102030], [5550102031]], [['Doe']], 'phone_type'),

@@ -16,6 +16,9 @@ const ORIGIN = 'https://sidebar.test';
 
 let browser: Browser;
 
+/** Waits for the page (real time: Chromium and the runtime share a busy CI machine). */
+const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 30_000, interval: 50 });
+
 beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -114,12 +117,12 @@ test('a bulk run in the real sidebar, driven by clicks: key, check, confirm, sta
   let page = await openSidebar(rt, user, bridge);
 
   // The key, typed and saved with the keyboard; only its last 4 characters come back.
-  await expect.poll(() => page.locator('#key-status').textContent()).toBe('No key is set yet.');
+  await poll(() => page.locator('#key-status').textContent()).toBe('No key is set yet.');
   await page.getByLabel(/Your API key/).fill(COLLABORATOR_KEY);
   await page.getByLabel(/Your API key/).press('Enter');
-  await expect
-    .poll(() => page.locator('#key-status').textContent())
-    .toBe(`A key is set (ending in ${COLLABORATOR_KEY.slice(-4)}).`);
+  await poll(() => page.locator('#key-status').textContent()).toBe(
+    `A key is set (ending in ${COLLABORATOR_KEY.slice(-4)}).`,
+  );
   expect(await page.getByLabel(/Your API key/).inputValue()).toBe('');
 
   // Operation, mapping (from the header row by name: "Mobile" is a phone column), outputs, target.
@@ -131,7 +134,7 @@ test('a bulk run in the real sidebar, driven by clicks: key, check, confirm, sta
   expect(await page.getByLabel('Results start in column').inputValue()).toBe('C');
 
   await page.getByRole('button', { name: 'Check' }).click();
-  await expect.poll(() => page.locator('#plan').textContent()).toContain('600 rows');
+  await poll(() => page.locator('#plan').textContent()).toContain('600 rows');
   const plan = (await page.locator('#plan').textContent()) as string;
   expect(plan).toContain(`${distinct} distinct requests`);
   expect(plan).toContain(`at most ${distinct} transactions`);
@@ -144,24 +147,22 @@ test('a bulk run in the real sidebar, driven by clicks: key, check, confirm, sta
 
   // Start; Stop while the second chunk is on its way (held by the bridge); the run stops after it.
   await page.getByRole('button', { name: 'Start' }).click();
-  await expect.poll(() => page.locator('#progress-text').textContent()).toMatch(/^250 of 600 rows/);
+  await poll(() => page.locator('#progress-text').textContent()).toMatch(/^250 of 600 rows/);
   await page.getByRole('button', { name: 'Stop' }).click();
   release();
-  await expect.poll(() => page.locator('#message').textContent()).toContain('Stopped.');
+  await poll(() => page.locator('#message').textContent()).toContain('Stopped.');
   expect(await page.locator('#progress-bar').getAttribute('value')).toBe('500');
   await page.close();
 
   // The sidebar is closed and opened again: it offers to resume.
   page = await openSidebar(rt, user, bridge);
-  await expect.poll(() => page.locator('#resume-section').isVisible()).toBe(true);
+  await poll(() => page.locator('#resume-section').isVisible()).toBe(true);
   expect(await page.locator('#resume-text').textContent()).toBe(
     'Phone Lookup on Sheet1!A1:B601: 500 of 600 rows done, results in C1:J601.',
   );
   await page.getByRole('button', { name: 'Resume' }).focus();
   await page.keyboard.press('Enter');
-  await expect
-    .poll(() => page.locator('#message').textContent(), { timeout: 30_000 })
-    .toMatch(/^Done: 600 rows in C1:J601/);
+  await poll(() => page.locator('#message').textContent()).toMatch(/^Done: 600 rows in C1:J601/);
   expect(await page.locator('#progress-text').textContent()).toBe(
     `600 of 600 rows · ${distinct} transactions spent · 0 no match · 12 invalid · 0 errors`,
   );

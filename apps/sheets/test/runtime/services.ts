@@ -324,6 +324,9 @@ export interface RecordedRequest {
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
   readonly status: number;
+  /** The response's headers (lower-case names), as the sandbox answered. */
+  readonly responseHeaders: Readonly<Record<string, string>>;
+  /** When the request was sent, on the virtual clock. */
   readonly at: number;
   readonly user: string;
   readonly mode: string;
@@ -404,6 +407,7 @@ export function createUrlFetchApp(exec: Execution, host: FetchHost) {
       headers: { ...request.headers },
       body: request.body,
       status: answer.status,
+      responseHeaders: { ...answer.headers },
       at: exec.clock.now(),
       user: exec.user.email,
       mode: exec.mode,
