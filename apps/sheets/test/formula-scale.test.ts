@@ -73,3 +73,31 @@ test('a range too large for 30 s: finished rows are answered, the rest say so, a
   for (const e of rt.executions.filter((x) => x.fn === 'PHONELOOKUP'))
     expect(e.ended - e.started).toBeLessThan(30_000);
 });
+
+test('answers are packed within the cache limits: 3,000 distinct answers, recalculation still spends 0', () => {
+  const rt = newRuntime();
+  rt.sheet().maxRows = 3100;
+  rt.type(
+    'Sheet1',
+    'A1:A3000',
+    Array.from({ length: 3000 }, (_, i) => [Number(phone(i))]),
+  );
+  rt.type('Sheet1', 'B1', [['=EMAILVERIFY(A1:A3000)']]);
+  rt.type('Sheet1', 'C1', [['=PHONELOOKUP(A1:A3000, "FName")']]);
+  expect(rt.recalculate().errors).toEqual([]);
+  // EMAILVERIFY finds no e-mail in a phone column: 3,000 invalid rows, nothing sent.
+  expect(rt.sandbox.transactions()).toBe(3000);
+  // At most 1,000 items, or CacheService drops the oldest: one item per answer would lose 2,100 of them.
+  expect(rt.documentCache.entries.size).toBeLessThanOrEqual(200);
+  expect(rt.documentCache.evictions).toBe(0);
+  for (const entry of rt.documentCache.entries.values())
+    expect(Buffer.byteLength(entry.value)).toBeLessThan(100 * 1024);
+
+  rt.recalculate();
+  expect(rt.sandbox.transactions()).toBe(3000);
+
+  // Answers are kept for the cache's longest expiry, 6 hours; after that a recalculation asks again.
+  rt.clock.advance(6 * 3600 * 1000);
+  rt.recalculate();
+  expect(rt.sandbox.transactions()).toBe(6000);
+});
