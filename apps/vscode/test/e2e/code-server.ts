@@ -9,7 +9,6 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
-  statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -82,7 +81,9 @@ export async function startCodeServer(settings: Record<string, unknown>): Promis
       '--disable-workspace-trust',
       workspaceDir,
     ],
-    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+    // Its own process group, so that closing it also ends the extension host and file watchers
+    // it started, before the test reads the files they write.
+    { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
   const url = await new Promise<string>((resolveUrl, reject) => {
     const timer = setTimeout(() => reject(new Error(`code-server did not start:\n${output}`)), 60_000);
@@ -106,12 +107,22 @@ export async function startCodeServer(settings: Record<string, unknown>): Promis
     workspaceDir,
     log: () => output,
     async close() {
+      const group = child.pid;
+      if (group === undefined) return;
+      const signal = (name: NodeJS.Signals) => {
+        try {
+          process.kill(-group, name);
+        } catch {
+          // The group has gone already.
+        }
+      };
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-        if (child.exitCode === null) child.kill('SIGKILL');
+        signal('SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
       }
+      // Whatever of the group is still there (helpers outlive the main process).
+      signal('SIGKILL');
     },
   };
 }
@@ -224,9 +235,19 @@ export function filesContaining(dir: string, needle: string): string[] {
   // Chromium's IndexedDB and some VS Code stores keep strings as UTF-16.
   const utf16 = Buffer.from(needle, 'utf16le');
   return listFiles(dir).filter((file) => {
-    const content = readFileSync(file);
-    return content.includes(bytes) || content.includes(utf16);
+    const content = readIfThere(file);
+    return content !== undefined && (content.includes(bytes) || content.includes(utf16));
   });
+}
+
+// Chromium and VS Code remove lock and journal files as they shut down.
+function readIfThere(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }
 
 export function listFiles(dir: string): string[] {
@@ -234,7 +255,7 @@ export function listFiles(dir: string): string[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) out.push(...listFiles(path));
-    else if (entry.isFile() && statSync(path).size > 0) out.push(path);
+    else if (entry.isFile()) out.push(path);
   }
   return out;
 }
