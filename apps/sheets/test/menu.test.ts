@@ -67,3 +67,12 @@ test('settings: base URLs checked against core and the allow-list, empty restore
     keyHint: '',
   });
 });
+
+test('a base URL saved before the allow-list changed fails the formula at once, with what to do', () => {
+  const rt = newRuntime();
+  rt.userProperties(rt.owner).values.set('enrich.baseUrlV3', 'https://old-host.example');
+  expect(() => rt.customFunction(rt.owner, 'PHONELOOKUP', 5550102030)).toThrow(
+    /https:\/\/old-host\.example is not in this add-on's URL allow-list; change the base URL in Extensions > Enrich > Settings/,
+  );
+  expect(rt.http).toHaveLength(0);
+});

@@ -37,7 +37,7 @@ import {
 } from './checkpoint.js';
 import { errorText, invalidText, NO_MATCH, STATUS_COLUMN, STATUS_OK } from './messages.js';
 import { type Job, MAX_PARALLEL, sendAll } from './send.js';
-import { asCoreSettings, noKeyMessageForSidebar, userSettings } from './settings.js';
+import { asCoreSettings, assertAllowedUrl, noKeyMessageForSidebar, userSettings } from './settings.js';
 import { columnLetter, findSheet, rangeA1 } from './sheets.js';
 
 /** Rows per chunk: a few seconds of work at realistic latency, far from the 6-minute limit. */
@@ -327,6 +327,7 @@ function fetchChunkAnswers(
   if (wanted.size === 0) return { byKey, spent: 0, cached: 0, parallel };
   const target = operationUrl(run.op, settings);
   if (!target.ok) throw new Error(target.message);
+  assertAllowedUrl(target.url);
   const cache = documentCache();
   const ids = new Map<string, string>();
   for (const key of wanted.keys()) ids.set(key, answerKey(target.url, key));

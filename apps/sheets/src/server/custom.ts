@@ -26,7 +26,7 @@ import {
   OWNER_KEY_REFUSED,
 } from './messages.js';
 import { type Job, MAX_PARALLEL, sendAll } from './send.js';
-import { asCoreSettings, readSettings } from './settings.js';
+import { asCoreSettings, assertAllowedUrl, readSettings } from './settings.js';
 
 /** Custom functions get 30 s; no fetch round starts after this much of it. */
 const FORMULA_BUDGET_MS = 20_000;
@@ -85,6 +85,7 @@ function fetchOutcomes(
   const settings = asCoreSettings(stored);
   const target = operationUrl(op, settings);
   if (!target.ok) throw new Error(target.message);
+  assertAllowedUrl(target.url);
 
   const cache = documentCache();
   const cacheKeys = new Map<string, string>();

@@ -114,6 +114,15 @@ export function checkAllowedBase(label: string, url: string): string {
   return checked.base;
 }
 
+/** Refuses, before anything is sent, a URL that UrlFetchApp would refuse (a base saved before the allow-list changed). */
+export function assertAllowedUrl(url: string): void {
+  if (!isAllowed(url)) {
+    throw new Error(
+      `${url.replace(/^(https?:\/\/[^/]+).*$/, '$1')} is not in this add-on's URL allow-list; change the base URL in ${MENU_PATH} > Settings…`,
+    );
+  }
+}
+
 /** The manifest's rule: an entry is an https:// prefix; a leading "*." stands for any subdomain. */
 export function isAllowed(url: string): boolean {
   return __URL_ALLOWLIST__.some((entry) => {
