@@ -1,7 +1,7 @@
 // Fakes of the Apps Script services the add-on may use, each enforcing the documented limits that
 // matter to it (shared/PLATFORMS.md): what custom functions and AuthMode.NONE may call, cache and
 // property sizes, URL fetch quotas and sizes, the URL allow-list, and time on the virtual clock.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Sandbox } from '@enrich/sandbox';
 import type { Execution } from './execution.js';
 
@@ -612,8 +612,4 @@ export function createLogger(log: string[]) {
       ]),
     ),
   };
-}
-
-export function randomSeed(): string {
-  return randomBytes(8).toString('hex');
 }
