@@ -10,6 +10,7 @@ import {
   toCurl,
   validate,
 } from '@enrich/core';
+import { DEMO_KEY } from '@enrich/sandbox/demo-key';
 import * as vscode from 'vscode';
 import { reportCall, sendCall } from './calls';
 import type { Ctx } from './ctx';
@@ -25,11 +26,6 @@ export type CommandFactory = (ctx: Ctx) => Handler;
 /** Where `pnpm sandbox` listens unless told otherwise. */
 export const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:8787';
 export const USE_DEMO_KEY = 'Use Demo Key';
-/**
- * The sandbox's public demo key (not a secret). Written here because importing it from
- * @enrich/sandbox would bundle the whole server into the extension; a unit test checks the two agree.
- */
-export const SANDBOX_DEMO_KEY = 'sandbox-demo-key';
 
 export function createCommands(): Record<string, CommandFactory> {
   return {
@@ -113,7 +109,7 @@ const useSandbox: CommandFactory = (ctx) => async () => {
     USE_DEMO_KEY,
   );
   if (action === USE_DEMO_KEY) {
-    await ctx.keys.set(SANDBOX_DEMO_KEY);
+    await ctx.keys.set(DEMO_KEY);
     await ctx.refresh();
     ctx.log.info("API key set to the sandbox's demo key");
   }

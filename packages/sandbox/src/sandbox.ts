@@ -20,11 +20,11 @@ import {
   type Operation,
   validate,
 } from '@enrich/core';
+import { DEMO_KEY } from './demo-key.js';
 import { type Random, seededRandom } from './random.js';
 import { reservedOutcome, SLOW_MS } from './reserved.js';
 import { syntheticRecord } from './synthetic.js';
 
-export const DEMO_KEY = 'sandbox-demo-key';
 export const ADMIN_PREFIX = '/__sandbox/';
 
 export interface SandboxKnobs {
@@ -285,4 +285,4 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
-export { BILLABLE_STATUSES };
+export { BILLABLE_STATUSES, DEMO_KEY };

@@ -3,7 +3,7 @@
 import { API_KEY_ENV, getOperation, OPERATIONS, toCurl } from '@enrich/core';
 import { DEMO_KEY, RESERVED } from '@enrich/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCommands, SANDBOX_DEMO_KEY } from '../../src/commands';
+import { createCommands } from '../../src/commands';
 import { HISTORY_STATE_KEY, type HistoryEntry } from '../../src/history';
 import { COMMAND, contributes, operationCommandId } from '../../src/manifest';
 import { commands, reply, setSetting, ui } from '../vscode-stub';
@@ -205,10 +205,6 @@ describe('key and sandbox commands', () => {
     expect(ui.settings.get('enrich.baseUrlV3')).toBe('http://127.0.0.1:8787');
     expect(await harness.context.secrets.get('enrich.apiKey')).toBe(DEMO_KEY);
     expect(ui.statusItems[0]?.text).toBe('$(key) Enrichment (sandbox)');
-  });
-
-  it("uses the sandbox's own demo key", () => {
-    expect(SANDBOX_DEMO_KEY).toBe(DEMO_KEY);
   });
 });
 
