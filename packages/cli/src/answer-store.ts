@@ -105,10 +105,10 @@ export class AnswerStore {
   put(key: string, outcome: Outcome): void {
     if (this.fd === undefined) throw new Error('The answer cache is open read-only');
     const line: Line = { v: FORMAT_VERSION, ns: this.namespace, key, at: this.now(), outcome };
-    const bytes = Buffer.from(`${JSON.stringify(line)}\n`);
-    writeSync(this.fd, bytes);
+    const text = `${JSON.stringify(line)}\n`;
+    writeSync(this.fd, text);
     this.index.set(key, this.size);
-    this.size += bytes.length;
+    this.size += Buffer.byteLength(text);
     this.appended++;
     // Survives a kill at once; a power cut can cost at most the last second of answers.
     if (this.now() - this.lastSync >= SYNC_EVERY_MS) this.sync();

@@ -1,23 +1,19 @@
-// A map that forgets its least recently used entries beyond a fixed size.
-export class Lru<K, V> {
+// A map that keeps at most a fixed number of entries, forgetting the oldest first. (First in, first
+// out rather than least recently used: a lookup is then a plain Map read, and this sits on the path
+// of every row of the file.)
+export class BoundedMap<K, V> {
   private readonly map = new Map<K, V>();
   constructor(private readonly capacity: number) {}
 
   get(key: K): V | undefined {
-    const value = this.map.get(key);
-    if (value !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, value);
-    }
-    return value;
+    return this.map.get(key);
   }
 
   set(key: K, value: V): void {
-    this.map.delete(key);
-    this.map.set(key, value);
-    if (this.map.size > this.capacity) {
+    if (!this.map.has(key) && this.map.size >= this.capacity) {
       const oldest = this.map.keys().next();
       if (!oldest.done) this.map.delete(oldest.value);
     }
+    this.map.set(key, value);
   }
 }

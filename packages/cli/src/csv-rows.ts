@@ -11,14 +11,15 @@ import {
   validate,
 } from '@enrich/core';
 import { parse } from 'csv-parse';
+import { BoundedMap } from './bounded-map.js';
 import { CommandError, EXIT } from './exit-codes.js';
 
 export interface CsvRow {
   readonly fields: string[];
-  /** Bytes of the file read up to the end of this row, for progress. */
+  /** Bytes of the file read so far (a little ahead of this row), for progress. */
   readonly bytes: number;
-  /** Line of the file where the row ends, for messages. */
-  readonly line: number;
+  /** The row's number as a spreadsheet shows it: the header is row 1. */
+  readonly row: number;
 }
 
 export interface OpenedCsv {
@@ -41,16 +42,14 @@ export async function openCsv(
   } catch (error) {
     throw new CommandError(`Cannot read ${path}: ${(error as Error).message}`, EXIT.usage);
   }
-  const parser = createReadStream(path).pipe(
+  const file = createReadStream(path);
+  const parser = file.pipe(
     // Blank lines are kept as blank rows: in a one-column file they are the empty cells, and every
-    // line in gets its line out.
-    parse({ bom: true, relax_column_count: true, skip_empty_lines: false, info: true }),
+    // line in gets its line out. (No `info` option: it costs more than the parsing itself.)
+    parse({ bom: true, relax_column_count: true, skip_empty_lines: false }),
   );
-  const records = parser[Symbol.asyncIterator]() as AsyncIterator<{
-    record: string[];
-    info: { bytes: number; lines: number };
-  }>;
-  let first: IteratorResult<{ record: string[] }>;
+  const records = parser[Symbol.asyncIterator]() as AsyncIterator<string[]>;
+  let first: IteratorResult<string[]>;
   try {
     first = await records.next();
   } catch (error) {
@@ -60,7 +59,7 @@ export async function openCsv(
   if (first.done) {
     throw new CommandError(`${path} is empty: it needs a header row naming its columns`, EXIT.usage);
   }
-  const header = first.value.record;
+  const header = first.value;
   const mapping = mapColumns(op, header, overrides);
   if (mapping.problem) {
     parser.destroy();
@@ -69,21 +68,24 @@ export async function openCsv(
       EXIT.usage,
     );
   }
+  let row = 1;
   const rows: AsyncIterator<CsvRow> = {
     async next() {
-      let item: IteratorResult<{ record: string[]; info: { bytes: number; lines: number } }>;
+      let item: IteratorResult<string[]>;
       try {
         item = await records.next();
       } catch (error) {
         throw new CommandError(`${path} is not a readable CSV: ${(error as Error).message}`, EXIT.usage);
       }
       if (item.done) return { done: true, value: undefined };
-      const { record, info } = item.value;
-      return { done: false, value: { fields: record, bytes: info.bytes, line: info.lines } };
+      row++;
+      return { done: false, value: { fields: item.value, bytes: file.bytesRead, row } };
     },
   };
   return { header, mapping, sizeBytes, rows, close: () => parser.destroy() };
 }
+
+const PLAN_MEMORY = 20_000;
 
 export type PlannedRow =
   | { readonly kind: 'blank'; readonly message: string }
@@ -94,6 +96,10 @@ export type PlannedRow =
 export function rowPlanner(op: Operation, header: readonly string[], mapping: ColumnMapping) {
   const empty = validate(op, {});
   const blankMessage = empty.ok ? 'blank row' : `blank row (${empty.message})`;
+  const columns = Object.values(mapping.fields);
+  // Files repeat values (that is what deduplication is for); checking each spelling once saves
+  // most of the per-row work on a large file.
+  const planned = new BoundedMap<string, PlannedRow>(PLAN_MEMORY);
   return (fields: readonly string[]): PlannedRow => {
     if (fields.length > header.length) {
       return {
@@ -101,9 +107,18 @@ export function rowPlanner(op: Operation, header: readonly string[], mapping: Co
         message: `the row has ${fields.length} fields but the header has ${header.length}; the extra fields are not written`,
       };
     }
+    let values = '';
+    for (const index of columns) values += `${fields[index] ?? ''}\u0000`;
+    const known = planned.get(values);
+    if (known) return known;
     const plan = planRow(op, rowInput(mapping, fields));
-    if (plan.kind === 'empty') return { kind: 'blank', message: blankMessage };
-    if (plan.kind === 'invalid') return { kind: 'invalid', message: plan.message };
-    return { kind: 'request', key: plan.key, input: plan.input as CleanInput };
+    const result: PlannedRow =
+      plan.kind === 'empty'
+        ? { kind: 'blank', message: blankMessage }
+        : plan.kind === 'invalid'
+          ? { kind: 'invalid', message: plan.message }
+          : { kind: 'request', key: plan.key, input: plan.input as CleanInput };
+    planned.set(values, result);
+    return result;
   };
 }

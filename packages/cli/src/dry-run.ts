@@ -77,7 +77,7 @@ export async function dryRun(options: DryRunOptions): Promise<DryRunSummary> {
       summary.invalid++;
       if (planned.kind === 'blank') summary.blank++;
       else if (summary.invalidExamples.length < 5) {
-        summary.invalidExamples.push({ line: next.value.line, message: planned.message });
+        summary.invalidExamples.push({ row: next.value.row, message: planned.message });
       }
     }
   } finally {

@@ -11,7 +11,6 @@ import {
   outputColumns,
   squash,
 } from '@enrich/core';
-import { createFetchTransport } from '@enrich/core/fetch-transport';
 import { Command, CommanderError, Option } from 'commander';
 import { runBulk } from './bulk.js';
 import { type ConnectIo, connect, endpoints, namespaceFor } from './connection.js';
@@ -21,6 +20,7 @@ import { runOneOff } from './one-off.js';
 import { parseDuration, parseMap, parseRate, parseWhole } from './options.js';
 import { barProgress, lineProgress, type ProgressReporter } from './progress.js';
 import { bulkReport, dryRunReport } from './report.js';
+import { bulkTransport } from './transport.js';
 
 export interface Io extends ConnectIo {
   readonly stdout: NodeJS.WritableStream;
@@ -288,7 +288,7 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
       signal: controller.signal,
       sender: {
         settings: conn.settings,
-        transport: createFetchTransport({ timeoutMs }),
+        transport: bulkTransport(timeoutMs),
         policy,
         concurrency,
         ratePerSecond,
@@ -299,8 +299,11 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
       },
     });
     if (json) {
-      const maxRssBytes = process.resourceUsage().maxRSS * 1024;
-      io.stdout.write(`${JSON.stringify({ ...summary, maxRssBytes })}\n`);
+      // The process's own peak memory and CPU time, for the benchmark and for capacity planning.
+      const usage = process.resourceUsage();
+      const maxRssBytes = usage.maxRSS * 1024;
+      const cpuMs = Math.round((usage.userCPUTime + usage.systemCPUTime) / 1000);
+      io.stdout.write(`${JSON.stringify({ ...summary, maxRssBytes, cpuMs })}\n`);
     } else {
       io.stdout.write(`${bulkReport(op.title, summary)}\n`);
     }

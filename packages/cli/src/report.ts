@@ -53,11 +53,11 @@ export function dryRunReport(title: string, s: DryRunSummary, budget: number | u
   return lines.join('\n');
 }
 
-function examples(list: readonly { line: number; message: string }[]): string[] {
+function examples(list: readonly { row: number; message: string }[]): string[] {
   if (list.length === 0) return [];
   return [
     '  first invalid rows (blank ones aside):',
-    ...list.map((e) => `    line ${e.line}: ${printable(e.message)}`),
+    ...list.map((e) => `    row ${e.row}: ${printable(e.message)}`),
   ];
 }
 

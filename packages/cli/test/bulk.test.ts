@@ -281,7 +281,7 @@ describe('spending', () => {
     ]);
     const text = await runCli(['phone-lookup', '--in', 'in.csv', '--dry-run'], { env, cwd: dir });
     expect(text.stdout).toMatch(/transactions to spend\s+17/);
-    expect(text.stdout).toMatch(/line 42: Phone must be 10 digits; got 5/);
+    expect(text.stdout).toMatch(/row 42: Phone must be 10 digits; got 5/);
 
     const real = await runCli(['phone-lookup', '--in', 'in.csv', '--out', 'out.csv', '--json'], {
       env,
