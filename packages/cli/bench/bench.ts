@@ -120,7 +120,10 @@ function enrich(sandbox: Sandbox, args: string[], options: { killAfterMs?: numbe
       } catch {
         if (options.killAfterMs === undefined) process.stderr.write(`${stdout}\n${stderr}\n`);
       }
-      resolve({ wallMs, summary, timeRssKb: rss ? Number(rss[1]) : undefined, code, signal });
+      // Under /usr/bin/time, the killed process is time's child: time reports its signal.
+      const timeSignal = /Command terminated by signal (\d+)/.exec(stderr);
+      const killedBy = signal ?? (timeSignal?.[1] === '9' ? 'SIGKILL' : null);
+      resolve({ wallMs, summary, timeRssKb: rss ? Number(rss[1]) : undefined, code, signal: killedBy });
     });
   });
 }

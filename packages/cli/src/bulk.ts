@@ -155,8 +155,9 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
   let head = 0;
   let bytesDone = 0;
   // Enough rows ahead of the oldest unanswered one to keep every connection busy while it waits
-  // (a request retrying for several seconds), and few enough to keep memory flat.
-  const windowRows = options.windowRows ?? Math.max(4096, options.sender.concurrency * 256);
+  // (seconds at full speed), and few enough that rows do not pile up in memory: rows held long
+  // outlive the garbage collector's young generation and swell the heap.
+  const windowRows = options.windowRows ?? Math.max(1024, options.sender.concurrency * 64);
   let roomWaiter: (() => void) | undefined;
   const pending = new Map<string, Slot>();
   const tasks = new Set<Promise<void>>();
@@ -167,7 +168,10 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
 
   const write = (entry: Entry, result: RowResult) => {
     const fields = entry.fields.length === width ? entry.fields : fit(entry.fields, width);
-    out.write([...fields, ...result.cells, result.status]);
+    // The row's own array, extended in place: it is not needed after this.
+    for (const value of result.cells) fields.push(value);
+    fields.push(result.status);
+    out.write(fields);
     bytesDone = entry.bytes;
     const { status } = result;
     if (status === 'ok') summary.ok++;

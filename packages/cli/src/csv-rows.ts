@@ -107,8 +107,8 @@ export function rowPlanner(op: Operation, header: readonly string[], mapping: Co
         message: `the row has ${fields.length} fields but the header has ${header.length}; the extra fields are not written`,
       };
     }
-    let values = '';
-    for (const index of columns) values += `${fields[index] ?? ''}\u0000`;
+    let values = columns.length === 1 ? (fields[columns[0] as number] ?? '') : '';
+    if (columns.length > 1) for (const index of columns) values += `${fields[index] ?? ''}\u0000`;
     const known = planned.get(values);
     if (known) return known;
     const plan = planRow(op, rowInput(mapping, fields));
