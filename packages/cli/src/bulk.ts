@@ -16,6 +16,7 @@ import { type Options as StringifyOptions, stringify } from 'csv-stringify';
 import { AnswerStore } from './answer-store.js';
 import { BoundedMap } from './bounded-map.js';
 import { openCsv, rowPlanner } from './csv-rows.js';
+import { CommandError, EXIT } from './exit-codes.js';
 import type { ProgressReporter } from './progress.js';
 import { invalidResult, type RowResult, resultOf } from './row-result.js';
 import { Sender, type SenderOptions, type StopReason } from './sender.js';
@@ -106,7 +107,11 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
     });
   } catch (error) {
     csv.close();
-    throw error;
+    if (error instanceof CommandError) throw error;
+    throw new CommandError(
+      `Cannot use the answer cache ${options.cachePath}: ${(error as Error).message}`,
+      EXIT.usage,
+    );
   }
   const sender = new Sender({ ...options.sender, op });
   const summary: BulkSummary = {
@@ -147,13 +152,12 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
   }
   interface Entry {
     fields: string[];
-    bytes: number;
     result: RowResult | undefined;
     slot: Slot | undefined;
   }
   const window: (Entry | undefined)[] = [];
   let head = 0;
-  let bytesDone = 0;
+  let bytesRead = 0;
   // Enough rows ahead of the oldest unanswered one to keep every connection busy while it waits
   // (seconds at full speed), and few enough that rows do not pile up in memory: rows held long
   // outlive the garbage collector's young generation and swell the heap.
@@ -172,7 +176,6 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
     for (const value of result.cells) fields.push(value);
     fields.push(result.status);
     out.write(fields);
-    bytesDone = entry.bytes;
     const { status } = result;
     if (status === 'ok') summary.ok++;
     else if (status.startsWith('no match')) summary.noMatch++;
@@ -218,8 +221,9 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
   const ask = (key: string, input: Parameters<Sender['send']>[0]): Slot => {
     const slot: Slot = { result: undefined };
     pending.set(key, slot);
-    const task = sender.send(input).then(
-      (sent) => {
+    const task = sender
+      .send(input)
+      .then((sent) => {
         let result: RowResult;
         if (sent.sent) {
           // Journal first: once the answer is on disk, no later run pays for it again.
@@ -232,12 +236,12 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
         pending.delete(key);
         answers.set(key, result);
         flush();
-      },
-      (error: unknown) => {
+      })
+      .catch((error: unknown) => {
+        // A failure of ours (the cache file cannot be written, say) ends the run.
         failure ??= error;
         wakeOnAbort();
-      },
-    );
+      });
     tasks.add(task);
     void task.finally(() => tasks.delete(task));
     return slot;
@@ -246,7 +250,7 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
   options.progress?.start(csv.sizeBytes, () => ({
     rows: summary.rows,
     written: summary.ok + summary.noMatch + summary.invalid + summary.errors + summary.notSent,
-    bytes: bytesDone,
+    bytes: bytesRead,
     transactions: sender.spent,
   }));
 
@@ -257,7 +261,8 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
       if (next.done) break;
       const row = next.value;
       summary.rows++;
-      const entry: Entry = { fields: row.fields, bytes: row.bytes, result: undefined, slot: undefined };
+      bytesRead = row.bytes;
+      const entry: Entry = { fields: row.fields, result: undefined, slot: undefined };
       const planned = plan(row.fields);
       if (planned.kind !== 'request') {
         if (planned.kind === 'blank') summary.blank++;

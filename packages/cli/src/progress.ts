@@ -1,12 +1,13 @@
 // Progress of a bulk run: a bar on a terminal, a plain line every few seconds otherwise (a log, CI),
-// or nothing. The file's size is known and its rows are not, so the bar and the ETA follow bytes.
+// or nothing. The file's size is known and its row count is not: the total is estimated from the
+// rows read per byte read so far, and is exact once the whole file has been read.
 import cliProgress from 'cli-progress';
 
 export interface ProgressSnapshot {
   /** Rows read, and rows written to the output. */
   readonly rows: number;
   readonly written: number;
-  /** Bytes of the input behind the rows written. */
+  /** Bytes of the input read so far. */
   readonly bytes: number;
   readonly transactions: number;
 }
@@ -25,37 +26,48 @@ export function barProgress(stream: NodeJS.WritableStream, label: string): Progr
   let timer: NodeJS.Timeout | undefined;
   let read: (() => ProgressSnapshot) | undefined;
   let started = 0;
-  const payload = (s: ProgressSnapshot) => ({
-    written: s.written.toLocaleString('en-US'),
-    rate: rate(s.written, Date.now() - started),
-    spent: s.transactions.toLocaleString('en-US'),
-  });
+  let totalBytes = 0;
+  const payload = (s: ProgressSnapshot) => {
+    const elapsed = Date.now() - started;
+    const perMs = elapsed > 0 ? s.written / elapsed : 0;
+    const left = estimatedRows(s, totalBytes) - s.written;
+    return {
+      written: s.written.toLocaleString('en-US'),
+      rate: rate(s.written, elapsed),
+      spent: s.transactions.toLocaleString('en-US'),
+      remaining: perMs > 0 ? duration(left / perMs) : '...',
+    };
+  };
   return {
-    start(totalBytes, reader) {
+    start(size, reader) {
       read = reader;
+      totalBytes = size;
       started = Date.now();
       bar = new cliProgress.SingleBar(
         {
           stream,
-          format: `${label} {bar} {percentage}% | {written} rows | {rate} rows/s | {spent} transactions | ETA {eta_formatted}`,
+          format: `${label} {bar} {percentage}% | {written} rows | {rate} rows/s | {spent} transactions | ETA {remaining}`,
           hideCursor: true,
           clearOnComplete: true,
-          etaBuffer: 50,
         },
         cliProgress.Presets.shades_classic,
       );
-      bar.start(Math.max(totalBytes, 1), 0, payload(reader()));
-      timer = setInterval(() => {
+      const show = () => {
         const s = reader();
-        bar?.update(s.bytes, payload(s));
-      }, 200);
+        bar?.setTotal(estimatedRows(s, totalBytes));
+        bar?.update(s.written, payload(s));
+      };
+      bar.start(1, 0, payload(reader()));
+      show();
+      timer = setInterval(show, 200);
       timer.unref();
     },
     stop() {
       if (timer) clearInterval(timer);
       if (bar && read) {
         const s = read();
-        bar.update(s.bytes, payload(s));
+        bar.setTotal(Math.max(s.written, 1));
+        bar.update(s.written, payload(s));
         bar.stop();
       }
       bar = undefined;
@@ -70,9 +82,9 @@ export function lineProgress(stream: Stream, label: string, everyMs = 10_000): P
       const started = Date.now();
       timer = setInterval(() => {
         const s = read();
-        const share = totalBytes > 0 ? Math.floor((100 * s.bytes) / totalBytes) : 100;
+        const share = Math.floor((100 * s.written) / estimatedRows(s, totalBytes));
         stream.write(
-          `${label}: ${s.written.toLocaleString('en-US')} rows written (${share}% of the file), ` +
+          `${label}: ${s.written.toLocaleString('en-US')} rows written (about ${share}% of the file), ` +
             `${rate(s.written, Date.now() - started)} rows/s, ${s.transactions.toLocaleString('en-US')} transactions\n`,
         );
       }, everyMs);
@@ -82,6 +94,20 @@ export function lineProgress(stream: Stream, label: string, everyMs = 10_000): P
       if (timer) clearInterval(timer);
     },
   };
+}
+
+/** Rows the file holds, as far as can be told from what has been read. */
+export function estimatedRows(s: ProgressSnapshot, totalBytes: number): number {
+  if (s.bytes <= 0 || s.rows === 0) return Math.max(s.written, 1);
+  if (s.bytes >= totalBytes) return Math.max(s.rows, 1);
+  return Math.max(s.rows, Math.round((s.rows * totalBytes) / s.bytes));
+}
+
+function duration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }
 
 function rate(rows: number, ms: number): string {

@@ -353,6 +353,34 @@ describe('when the service pushes back', () => {
     expect(server.sandbox.transactions()).toBe(15);
   });
 
+  it('prints plain progress lines when not on a terminal, and a summary at the end', async () => {
+    server.sandbox.configure({ latencyMs: 100 });
+    const dir = tempDir();
+    writeCsv(join(dir, 'in.csv'), [['phone'], ...Array.from({ length: 30 }, (_, i) => [phone(i)])]);
+    const ran = await runCli(
+      ['phone-lookup', '--in', 'in.csv', '--out', 'o.csv', '--concurrency', '2', '--progress-every', '1'],
+      { env, cwd: dir },
+    );
+    expect(ran.code).toBe(0);
+    expect(ran.stderr).toMatch(
+      /^Phone Lookup: \d+ rows written \(about \d+% of the file\), \d+ rows\/s, \d+ transactions$/m,
+    );
+    expect(ran.stdout).toMatch(/^Phone Lookup: in\.csv -> o\.csv$/m);
+    for (const label of [
+      'rows',
+      'distinct requests',
+      'transactions spent',
+      'ok',
+      'no match',
+      'invalid',
+      'errors',
+      'time',
+    ]) {
+      expect(ran.stdout).toMatch(new RegExp(`^  ${label} +\\S`, 'm'));
+    }
+    expect(ran.stdout).toMatch(/transactions spent +30/);
+  });
+
   it('--rate keeps requests apart', async () => {
     const dir = tempDir();
     writeCsv(join(dir, 'in.csv'), [['phone'], ...Array.from({ length: 11 }, (_, i) => [phone(i)])]);
@@ -522,6 +550,18 @@ describe('the output file', () => {
 });
 
 describe('the answer cache file', () => {
+  it('stops before sending anything when the cache cannot be opened', async () => {
+    const dir = tempDir();
+    writeCsv(join(dir, 'in.csv'), [['phone'], [phone(1)]]);
+    const ran = await runCli(['phone-lookup', '--in', 'in.csv', '--out', 'o.csv', '--cache', '.'], {
+      env,
+      cwd: dir,
+    });
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toMatch(/Cannot use the answer cache/);
+    expect(server.sandbox.requests()).toBe(0);
+  });
+
   it('skips a torn last line (a run killed mid-write) and asks for that answer again', async () => {
     const dir = tempDir();
     writeCsv(join(dir, 'in.csv'), [['phone'], [phone(1)], [phone(2)]]);
