@@ -105,6 +105,11 @@ export interface Billed {
   readonly bodies: string[];
   /** Called with the count after each billed request. */
   onBilled: ((count: number, body: string) => void) | undefined;
+  /**
+   * Called as each request arrives, before the sandbox sees it; returning true drops the request
+   * unbilled (answered 503), as if it had been lost on the way.
+   */
+  onArrival: ((count: number, body: string) => boolean) | undefined;
   /** Every request body that reached the handler. */
   readonly seen: string[];
 }
@@ -113,13 +118,17 @@ const originalHandles = new WeakMap<object, SandboxServer['sandbox']['handle']>(
 
 /** Records what the sandbox bills, request by request, by wrapping its handler (until unwrapped). */
 export function recordBilling(server: SandboxServer): Billed {
-  const billed: Billed = { bodies: [], onBilled: undefined, seen: [] };
+  const billed: Billed = { bodies: [], onBilled: undefined, onArrival: undefined, seen: [] };
   const sandbox = server.sandbox;
   if (!originalHandles.has(sandbox)) originalHandles.set(sandbox, sandbox.handle);
   const handle = sandbox.handle.bind(sandbox);
   sandbox.handle = (request) => {
+    const admin = request.path.startsWith('/__sandbox/');
+    if (!admin && billed.onArrival?.(billed.seen.length + 1, request.body)) {
+      return { status: 503, headers: {}, body: '', delayMs: 0 };
+    }
     const response = handle(request);
-    if (!request.path.startsWith('/__sandbox/')) {
+    if (!admin) {
       billed.seen.push(request.body);
       if (BILLABLE_STATUSES.includes(response.status)) {
         billed.bodies.push(request.body);

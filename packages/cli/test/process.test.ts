@@ -176,7 +176,7 @@ describe('resuming after a kill', () => {
   }
 
   it.each([1, 23, DISTINCT])(
-    'killed at request %i, then run again: same output, nothing paid twice',
+    'killed as the service bills request %i, then run again: same output, only that request (in flight) paid twice',
     async (killAt) => {
       const dir = tempDir();
       writeCsv(join(dir, 'in.csv'), inputRows());
@@ -197,6 +197,31 @@ describe('resuming after a kill', () => {
       const twice = billed.bodies.filter((b, i) => billed.bodies.indexOf(b) !== i);
       expect(twice).toEqual([billed.bodies[killAt - 1]]);
       expect(existsSync(join(dir, 'out.csv.partial'))).toBe(false);
+    },
+  );
+
+  it.each([1, 30, DISTINCT])(
+    'killed as request %i leaves (before the service sees it), then run again: every request paid exactly once',
+    async (killAt) => {
+      const dir = tempDir();
+      writeCsv(join(dir, 'in.csv'), inputRows());
+      server.sandbox.configure({ latencyMs: 5 });
+      const billed = recordBilling(server);
+      const child = spawnCli(args(1), { env, cwd: dir });
+      billed.onArrival = (count) => {
+        if (count !== killAt) return false;
+        child.process.kill('SIGKILL');
+        return true;
+      };
+      const killed = await child.done;
+      billed.onArrival = undefined;
+      expect(killed.signal).toBe('SIGKILL');
+      expect(existsSync(join(dir, 'out.csv'))).toBe(false);
+      const resumed = await spawnCli(args(1), { env, cwd: dir }).done;
+      expect(resumed.code).toBe(0);
+      expect(readFileSync(join(dir, 'out.csv')).equals(reference)).toBe(true);
+      expect(billed.bodies).toHaveLength(DISTINCT);
+      expect(server.sandbox.transactions()).toBe(DISTINCT);
     },
   );
 
