@@ -139,7 +139,7 @@ function findChildPid(parent: number | undefined): number | undefined {
 }
 
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 const n = (x: number) => x.toLocaleString('en-US');
 
 const rows: [string, string][] = [];
