@@ -7,7 +7,7 @@ export * from './call.js';
 export * from './catalog.js';
 export * from './column-mapping.js';
 export * from './errors.js';
-export type { InputField, InputKind } from './fields.js';
+export { type InputField, type InputKind, type InputLooks, inputValue } from './fields.js';
 export * from './flatten.js';
 export * from './http.js';
 export * from './normalise.js';

@@ -39,7 +39,9 @@ export type Looks =
   | 'vehicle-model'
   | 'year'
   | 'mileage'
-  | 'count';
+  | 'count'
+  | 'age'
+  | 'birth-date';
 
 export interface LeafField {
   readonly type: 'string' | 'number' | 'boolean';
@@ -146,8 +148,8 @@ const vehicle = group(
 // Demographics: coded values whose meanings the description does not show.
 const DEMOGRAPHIC_FIELDS: ReadonlyArray<readonly [string, Looks]> = [
   ['Gender', 'code'],
-  ['Age', 'count'],
-  ['DOB', 'date-ymd'],
+  ['Age', 'age'],
+  ['DOB', 'birth-date'],
   ['LOR', 'count'],
   ['Homeowner', 'code'],
   ['EHI', 'code'],

@@ -1,6 +1,6 @@
 // Inputs that always give the same outcome, like a payment sandbox's test card numbers.
 // Documented as a table in README.md; a test checks the two agree.
-import type { CleanInput } from '@enrich/core';
+import { type CleanInput, type InputField, inputValue } from '@enrich/core';
 
 export type ReservedOutcome = 'no-match' | 'too-many' | 'fault' | 'allowance' | 'slow' | 'formula';
 
@@ -60,10 +60,13 @@ export const RESERVED: readonly Reserved[] = [
 export const SLOW_MS = 2000;
 
 /** The reserved outcome an input asks for, if any: the first of its phone, e-mail or last name that is reserved. */
-export function reservedOutcome(input: CleanInput): ReservedOutcome | undefined {
-  const phone = input.Phone ?? input.phone;
-  const email = input.Email?.toLowerCase();
-  const last = (input.LName ?? input.last_name)?.toLowerCase();
+export function reservedOutcome(
+  fields: readonly InputField[],
+  input: CleanInput,
+): ReservedOutcome | undefined {
+  const phone = inputValue(fields, input, 'phone');
+  const email = inputValue(fields, input, 'email')?.toLowerCase();
+  const last = inputValue(fields, input, 'last-name')?.toLowerCase();
   const hit = RESERVED.find(
     (r) => r.phone === phone || r.email === email || r.lastName.toLowerCase() === last,
   );

@@ -188,7 +188,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       state.transactions++;
       state.usedInWindow++;
     };
-    const reserved = reservedOutcome(input);
+    const reserved = reservedOutcome(op.inputs, input);
     switch (reserved) {
       case 'no-match':
         bill();

@@ -1,7 +1,15 @@
 // Makes the deterministic synthetic record for an operation and input: it walks the operation's
 // output shape from the core catalog and fills each field by its `looks` hint, so every field the
 // API describes is present with its type, and nothing here restates field names.
-import type { CleanInput, GroupField, LeafField, Looks, Operation } from '@enrich/core';
+import {
+  type CleanInput,
+  type GroupField,
+  type InputLooks,
+  inputValue,
+  type LeafField,
+  type Looks,
+  type Operation,
+} from '@enrich/core';
 import * as P from './pools.js';
 import { type Random, seededRandom } from './random.js';
 
@@ -15,36 +23,44 @@ interface Person {
   suffix: string;
   place: P.Place;
   email: string;
+  /** The phone the input gave, if any: an appended phone echoes it. */
+  phone: string | undefined;
+  age: number;
   formula: boolean;
 }
 
+type Given = (looks: InputLooks) => string | undefined;
+
+/** Ages and birth dates agree as of this year; a fixed year keeps records the same from year to year. */
+const REFERENCE_YEAR = 2026;
+
 export function syntheticRecord(op: Operation, input: CleanInput, seed: string, formula: boolean): Json {
   const random = seededRandom(`${seed}|${op.id}|${JSON.stringify(input)}`);
-  const person = personFor(input, random, formula);
+  const person = personFor((looks) => inputValue(op.inputs, input, looks), random, formula);
+  // Drawn from its own sequence so that adding it left every other field as it was.
+  person.age = seededRandom(`${seed}|age|${JSON.stringify(input)}`).int(18, 90);
   const record: { [key: string]: Json } = {};
   const vehicles = random.int(0, 4);
   let vehicleSlot = 0;
   for (const [name, field] of Object.entries(op.output)) {
     if (field.type !== 'object') {
-      record[name] = leafValue(field, random, person, input);
+      record[name] = leafValue(field, random, person);
       continue;
     }
     // Unused vehicle slots carry empty strings (API.md); other groups are always filled.
     const isVehicle = field.columns === 'prefixed';
     const empty = isVehicle && vehicleSlot++ >= vehicles;
-    record[name] = groupValue(field, random, person, input, empty);
+    record[name] = groupValue(field, random, person, empty);
   }
   return record;
 }
 
-function personFor(input: CleanInput, random: Random, formula: boolean): Person {
-  const fromFullName = input.FullName?.split(' ');
-  const first = input.FName ?? fromFullName?.[0] ?? random.pick(P.FIRST_NAMES);
-  const last =
-    input.LName ?? input.last_name ?? fromFullName?.slice(1).join(' ') ?? random.pick(P.LAST_NAMES);
-  const zipPlace = P.PLACES.find((p) => p.zip === input.Zip);
-  const place =
-    zipPlace ?? (input.Zip ? { ...random.pick(P.PLACES), zip: input.Zip } : random.pick(P.PLACES));
+function personFor(given: Given, random: Random, formula: boolean): Person {
+  const fromFullName = given('full-name')?.split(' ');
+  const first = given('first-name') ?? fromFullName?.[0] ?? random.pick(P.FIRST_NAMES);
+  const last = given('last-name') ?? fromFullName?.slice(1).join(' ') ?? random.pick(P.LAST_NAMES);
+  const zip = given('zip');
+  const place = P.PLACES.find((p) => p.zip === zip) ?? { ...random.pick(P.PLACES), ...(zip ? { zip } : {}) };
   const local = `${first}.${last}`.toLowerCase().replace(/[^a-z.]/g, '');
   return {
     first,
@@ -52,18 +68,14 @@ function personFor(input: CleanInput, random: Random, formula: boolean): Person 
     middle: random.chance(0.6) ? String.fromCharCode(65 + random.int(0, 25)) : '',
     suffix: random.chance(0.1) ? random.pick(P.SUFFIXES) : '',
     place,
-    email: input.Email ?? `${local}${random.int(1, 99)}@${random.pick(P.MAIL_DOMAINS)}`,
+    email: given('email') ?? `${local}${random.int(1, 99)}@${random.pick(P.MAIL_DOMAINS)}`,
+    phone: given('phone'),
+    age: 0,
     formula,
   };
 }
 
-function groupValue(
-  field: GroupField,
-  random: Random,
-  person: Person,
-  input: CleanInput,
-  empty: boolean,
-): Json {
+function groupValue(field: GroupField, random: Random, person: Person, empty: boolean): Json {
   const group: { [key: string]: Json } = {};
   const make = random.pick(P.VEHICLES);
   const hasApartment = random.chance(0.25);
@@ -77,24 +89,24 @@ function groupValue(
     } else if ((spec.looks === 'apt-type' || spec.looks === 'apt-number') && !hasApartment) {
       group[leaf] = spec.nullable && random.chance(0.5) ? null : '';
     } else {
-      group[leaf] = leafValue(spec, random, person, input);
+      group[leaf] = leafValue(spec, random, person);
     }
   }
   return group;
 }
 
-function leafValue(spec: LeafField, random: Random, person: Person, input: CleanInput): Json {
+function leafValue(spec: LeafField, random: Random, person: Person): Json {
   if (spec.type === 'number') return random.int(1, 9);
   if (spec.type === 'boolean') return random.chance(0.85);
   if (person.formula && isName(spec.looks)) return random.pick(P.FORMULA_VALUES);
-  return text(spec.looks, random, person, input);
+  return text(spec.looks, random, person);
 }
 
 function isName(looks: Looks): boolean {
   return looks === 'first-name' || looks === 'last-name' || looks === 'middle-name' || looks === 'street';
 }
 
-function text(looks: Looks, random: Random, person: Person, input: CleanInput): string {
+function text(looks: Looks, random: Random, person: Person): string {
   switch (looks) {
     case 'first-name':
       return person.first.toUpperCase();
@@ -139,7 +151,7 @@ function text(looks: Looks, random: Random, person: Person, input: CleanInput): 
     case 'email':
       return person.email;
     case 'phone-formatted': {
-      const digits = input.Phone ?? `${random.int(201, 989)}${random.digits(7)}`;
+      const digits = person.phone ?? `${random.int(201, 989)}${random.digits(7)}`;
       return `(${digits.slice(0, 3)}) ${digits.slice(3, 6)}-${digits.slice(6)}`;
     }
     case 'phone-type':
@@ -165,6 +177,10 @@ function text(looks: Looks, random: Random, person: Person, input: CleanInput): 
       return String(random.int(1950, 2026));
     case 'mileage':
       return String(random.int(1, 250) * 1000);
+    case 'age':
+      return String(person.age);
+    case 'birth-date':
+      return `${REFERENCE_YEAR - person.age}${ymd(random).slice(4)}`;
     case 'count':
       return String(random.int(0, 40));
     case 'vehicle-make':
