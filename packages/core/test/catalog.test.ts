@@ -1,6 +1,6 @@
 // The catalog against the API description's Endpoints table, body fields and output records.
 import { describe, expect, it } from 'vitest';
-import { findOperation, OPERATIONS, type OperationId, validate } from '../src/index.js';
+import { findOperation, inputValue, OPERATIONS, type OperationId, validate } from '../src/index.js';
 import { ALL_IDS, op } from './api.js';
 
 // The Endpoints table, with each operation's category and body fields from its section.
@@ -225,5 +225,38 @@ describe('the catalog matches the output records', () => {
 
   it('has an example input that passes its own validation for every operation', () => {
     for (const o of OPERATIONS) expect(validate(o, o.example), o.id).toMatchObject({ ok: true });
+  });
+});
+
+describe('what input fields mean (looks), whatever the operation names them', () => {
+  it('finds the phone and last name under TCPA Verify’s lowercase names and everywhere else', () => {
+    const meaning = (id: OperationId, looks: 'phone' | 'last-name' | 'email' | 'zip') => {
+      const operation = op(id);
+      return operation.inputs.find((f) => f.looks === looks)?.name;
+    };
+    expect(meaning('tcpa-verify', 'phone')).toBe('phone');
+    expect(meaning('tcpa-verify', 'last-name')).toBe('last_name');
+    expect(meaning('phone-lookup', 'phone')).toBe('Phone');
+    expect(meaning('phone-append', 'last-name')).toBe('LName');
+    expect(meaning('email-verify', 'email')).toBe('Email');
+    expect(meaning('demographic-append', 'zip')).toBe('Zip');
+  });
+
+  it('inputValue reads a validated input by meaning', () => {
+    const tcpa = op('tcpa-verify');
+    const checked = validate(tcpa, { phone: '(555) 010-2030', last_name: 'Doe' });
+    expect(checked.ok).toBe(true);
+    if (!checked.ok) return;
+    expect(inputValue(tcpa.inputs, checked.input, 'phone')).toBe('5550102030');
+    expect(inputValue(tcpa.inputs, checked.input, 'last-name')).toBe('Doe');
+    expect(inputValue(tcpa.inputs, checked.input, 'email')).toBeUndefined();
+  });
+
+  it('every field of one meaning has the same normalisation kind', () => {
+    const kinds = new Map<string, Set<string>>();
+    for (const operation of OPERATIONS) {
+      for (const f of operation.inputs) kinds.set(f.looks, (kinds.get(f.looks) ?? new Set()).add(f.kind));
+    }
+    for (const [looks, set] of kinds) expect([looks, set.size]).toEqual([looks, 1]);
   });
 });
