@@ -36,6 +36,7 @@ import {
   saveCheckpoint,
 } from './checkpoint.js';
 import { errorText, invalidText, NO_MATCH, STATUS_COLUMN, STATUS_OK } from './messages.js';
+import { pendingRequests } from './pending.js';
 import { type Job, MAX_PARALLEL, sendAll } from './send.js';
 import { asCoreSettings, assertAllowedUrl, noKeyMessageForSidebar, userSettings } from './settings.js';
 import { columnLetter, findSheet, rangeA1 } from './sheets.js';
@@ -325,30 +326,14 @@ function fetchChunkAnswers(
   }
   const byKey = new Map<string, Outcome>();
   if (wanted.size === 0) return { byKey, spent: 0, cached: 0, parallel };
-  const target = operationUrl(run.op, settings);
-  if (!target.ok) throw new Error(target.message);
-  assertAllowedUrl(target.url);
-  const cache = documentCache();
-  const ids = new Map<string, string>();
-  for (const key of wanted.keys()) ids.set(key, answerKey(target.url, key));
-  const hits = readAnswers(cache, [...ids.values()]);
-  const jobs: Job[] = [];
-  for (const [key, input] of wanted) {
-    const id = ids.get(key) as string;
-    const hit = hits.get(id);
-    if (hit) byKey.set(key, hit);
-    else {
-      const built = buildRequest(run.op, input, settings);
-      if (!built.ok) throw new Error(built.message);
-      jobs.push({ id, request: built.request });
-    }
-  }
+  const { cache, ids, cached, jobs } = pendingRequests(run.op, wanted, settings);
+  for (const [key, outcome] of cached) byKey.set(key, outcome);
   const report = sendAll(run.op, jobs, {
     deadline: started + CHUNK_FETCH_BUDGET_MS,
     parallel,
     onAnswers: (answers) => saveAnswers(cache, answers),
   });
-  const progressed = report.outcomes.size > 0 || hits.size > 0;
+  const progressed = report.outcomes.size > 0 || cached.size > 0;
   for (const [key, id] of ids) {
     const outcome = report.outcomes.get(id);
     if (outcome?.kind === 'error' && outcome.error.code === 'unauthorized') {
@@ -357,14 +342,14 @@ function fetchChunkAnswers(
       );
     }
     if (outcome) byKey.set(key, outcome);
-    else if (!progressed && !hits.has(id)) {
+    else if (!progressed && !cached.has(key)) {
       // Nothing at all moved in this chunk (say, a long Retry-After): give the rows their last error
       // so that the run goes on instead of asking again for ever.
       const last = report.lastErrors.get(id);
       if (last) byKey.set(key, last);
     }
   }
-  return { byKey, spent: report.spent, cached: hits.size, parallel: report.parallel };
+  return { byKey, spent: report.spent, cached: cached.size, parallel: report.parallel };
 }
 
 /** Results already in the sheet for the first rows of requests that repeat in [start, stop). */

@@ -15,7 +15,7 @@ import {
   planRow,
 } from '@enrich/core';
 import { type ArgSpec, type FunctionSpec, findFunction } from '../spec.js';
-import { answerKey, documentCache, readAnswers, saveAnswers } from './answers.js';
+import { saveAnswers } from './answers.js';
 import {
   errorText,
   FORMULA_TIME_UP,
@@ -25,8 +25,9 @@ import {
   OWNER_HAS_NO_KEY,
   OWNER_KEY_REFUSED,
 } from './messages.js';
-import { type Job, MAX_PARALLEL, sendAll } from './send.js';
-import { asCoreSettings, assertAllowedUrl, readSettings } from './settings.js';
+import { pendingRequests } from './pending.js';
+import { MAX_PARALLEL, sendAll } from './send.js';
+import { asCoreSettings, readSettings } from './settings.js';
 
 /** Custom functions get 30 s; no fetch round starts after this much of it. */
 const FORMULA_BUDGET_MS = 20_000;
@@ -83,27 +84,8 @@ function fetchOutcomes(
   const stored = readSettings(PropertiesService.getUserProperties());
   if (!stored.apiKey) throw new Error(OWNER_HAS_NO_KEY);
   const settings = asCoreSettings(stored);
-  const target = operationUrl(op, settings);
-  if (!target.ok) throw new Error(target.message);
-  assertAllowedUrl(target.url);
-
-  const cache = documentCache();
-  const cacheKeys = new Map<string, string>();
-  for (const key of inputs.keys()) cacheKeys.set(key, answerKey(target.url, key));
-  const cached = readAnswers(cache, [...cacheKeys.values()]);
-
-  const jobs: Job[] = [];
-  for (const [key, input] of inputs) {
-    const id = cacheKeys.get(key) as string;
-    const hit = cached.get(id);
-    if (hit) {
-      byKey.set(key, hit);
-      continue;
-    }
-    const built = buildRequest(op, input, settings);
-    if (!built.ok) throw new Error(built.message);
-    jobs.push({ id, request: built.request });
-  }
+  const { cache, ids, cached, jobs } = pendingRequests(op, inputs, settings);
+  for (const [key, outcome] of cached) byKey.set(key, outcome);
   if (jobs.length === 0) return byKey;
 
   const report = sendAll(op, jobs, {
@@ -117,7 +99,7 @@ function fetchOutcomes(
     if (outcome.error.code === 'unauthorized') throw new Error(OWNER_KEY_REFUSED);
     if (outcome.error.code === 'allowance') throw new Error(OWNER_ALLOWANCE_USED);
   }
-  for (const [key, id] of cacheKeys) {
+  for (const [key, id] of ids) {
     const outcome = report.outcomes.get(id);
     if (outcome) byKey.set(key, outcome);
   }
