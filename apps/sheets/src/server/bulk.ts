@@ -9,7 +9,6 @@
 // Input columns are never written, and target cells that are not empty are written only after the
 // user confirmed it (checked again in every chunk, since the sheet may change meanwhile).
 import {
-  buildRequest,
   type CleanInput,
   checkRule,
   chooseColumns,
@@ -37,8 +36,8 @@ import {
 } from './checkpoint.js';
 import { errorText, invalidText, NO_MATCH, STATUS_COLUMN, STATUS_OK } from './messages.js';
 import { pendingRequests } from './pending.js';
-import { type Job, MAX_PARALLEL, sendAll } from './send.js';
-import { asCoreSettings, assertAllowedUrl, noKeyMessageForSidebar, userSettings } from './settings.js';
+import { MAX_PARALLEL, sendAll } from './send.js';
+import { asCoreSettings, noKeyMessageForSidebar, userSettings } from './settings.js';
 import { columnLetter, findSheet, rangeA1 } from './sheets.js';
 
 /** Rows per chunk: a few seconds of work at realistic latency, far from the 6-minute limit. */

@@ -4,14 +4,12 @@
 // comes back per input row. Runs in AuthMode.CUSTOM_FUNCTION: read-only, 30 seconds, and the user
 // properties (so the key) are the spreadsheet owner's.
 import {
-  buildRequest,
   chooseColumns,
   flattenRecord,
   type InputField,
   type LeafValue,
   type Operation,
   type Outcome,
-  operationUrl,
   planRow,
 } from '@enrich/core';
 import { type ArgSpec, type FunctionSpec, findFunction } from '../spec.js';
