@@ -211,7 +211,15 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
       cmd.outputHelp({ error: true });
       return EXIT.usage;
     }
-    return runOneOff({ op, input, connection, json, columns, policy, timeoutMs, io });
+    const cacheFlag = str('cache');
+    const cache = cacheFlag
+      ? {
+          path: resolve(io.cwd, cacheFlag),
+          namespace: namespaceFor(op, endpoints(connection, io.env)),
+          maxAgeMs: parseDuration(str('maxAge') ?? DEFAULT_MAX_AGE, '--max-age'),
+        }
+      : undefined;
+    return runOneOff({ op, input, connection, json, columns, policy, timeoutMs, cache, io });
   }
   if (Object.keys(input).length > 0) {
     throw new CommandError(

@@ -3,12 +3,16 @@ import {
   type CleanInput,
   callOperation,
   flattenRecord,
+  isBillable,
   type Operation,
+  type Outcome,
   outputColumns,
   type RetryPolicy,
+  requestKey,
   validate,
 } from '@enrich/core';
 import { createFetchTransport } from '@enrich/core/fetch-transport';
+import { AnswerStore, type AnswerStoreOptions } from './answer-store.js';
 import { type ConnectIo, type ConnectionFlags, connect } from './connection.js';
 import { EXIT, type ExitCode, exitCodeFor } from './exit-codes.js';
 import { printable, twoColumns } from './terminal-text.js';
@@ -22,6 +26,8 @@ export interface OneOffOptions {
   readonly columns: readonly string[] | undefined;
   readonly policy: RetryPolicy;
   readonly timeoutMs: number;
+  /** With --cache: an answer already there is printed without a call; a new one is kept. */
+  readonly cache: AnswerStoreOptions | undefined;
   readonly io: ConnectIo & { readonly stdout: NodeJS.WritableStream };
 }
 
@@ -35,9 +41,27 @@ export async function runOneOff(options: OneOffOptions): Promise<ExitCode> {
     else io.stderr.write(`Invalid input: ${checked.message}\n`);
     return EXIT.invalidInput;
   }
+  const key = requestKey(op, checked.input);
+  const store = options.cache ? AnswerStore.open(options.cache) : undefined;
+  try {
+    const cached = store?.get(key);
+    if (cached) {
+      io.stderr.write(`From the answer cache ${store?.path}: no transaction spent.\n`);
+      return printOutcome(options, checked.input, cached);
+    }
+    const outcome = await call(options, checked.input);
+    if (store && isBillable(outcome)) store.put(key, outcome);
+    return printOutcome(options, checked.input, outcome);
+  } finally {
+    store?.close();
+  }
+}
+
+async function call(options: OneOffOptions, input: CleanInput): Promise<Outcome> {
+  const { io } = options;
   const connection = await connect(options.connection, io);
   try {
-    const report = await callOperation(op, checked.input, {
+    const report = await callOperation(options.op, input, {
       transport: createFetchTransport({ timeoutMs: options.timeoutMs }),
       settings: connection.settings,
       policy: options.policy,
@@ -48,27 +72,31 @@ export async function runOneOff(options: OneOffOptions): Promise<ExitCode> {
         io.stderr.write(`${why} Trying again in ${(delayMs / 1000).toFixed(1)} s.\n`);
       },
     });
-    const { outcome } = report;
-    const base = { operation: op.id, input: checked.input };
-    switch (outcome.kind) {
-      case 'record': {
-        if (json) print(JSON.stringify({ ...base, outcome: 'record', record: outcome.record }));
-        else print(recordTable(op, checked.input, outcome.record, options.columns));
-        return EXIT.ok;
-      }
-      case 'no-match':
-        if (json) print(JSON.stringify({ ...base, outcome: 'no-match' }));
-        else print(`No match: nothing was found for ${describeInput(checked.input)}.`);
-        return EXIT.noMatch;
-      case 'error': {
-        const { code, message, status } = outcome.error;
-        if (json) print(JSON.stringify({ ...base, outcome: 'error', error: { code, message, status } }));
-        else io.stderr.write(`${message}\n`);
-        return exitCodeFor(code);
-      }
-    }
+    return report.outcome;
   } finally {
     await connection.close();
+  }
+}
+
+function printOutcome(options: OneOffOptions, input: CleanInput, outcome: Outcome): ExitCode {
+  const { op, io, json } = options;
+  const print = (text: string) => io.stdout.write(`${text}\n`);
+  const base = { operation: op.id, input };
+  switch (outcome.kind) {
+    case 'record':
+      if (json) print(JSON.stringify({ ...base, outcome: 'record', record: outcome.record }));
+      else print(recordTable(op, input, outcome.record, options.columns));
+      return EXIT.ok;
+    case 'no-match':
+      if (json) print(JSON.stringify({ ...base, outcome: 'no-match' }));
+      else print(`No match: nothing was found for ${describeInput(input)}.`);
+      return EXIT.noMatch;
+    case 'error': {
+      const { code, message, status } = outcome.error;
+      if (json) print(JSON.stringify({ ...base, outcome: 'error', error: { code, message, status } }));
+      else io.stderr.write(`${message}\n`);
+      return exitCodeFor(code);
+    }
   }
 }
 

@@ -62,6 +62,31 @@ describe('exit codes', () => {
     expect(server.sandbox.requests()).toBe(0);
   });
 
+  it('a one-off call with --cache pays once: the same call again is answered from the cache', async () => {
+    const cwd = tempDir();
+    const args = ['phone-lookup', '--Phone', '(555) 100-0002', '--cache', 'answers.jsonl', '--json'];
+    const first = await spawnCli(args, { env, cwd }).done;
+    expect(first.code).toBe(0);
+    expect(server.sandbox.transactions()).toBe(1);
+    const again = await spawnCli(
+      ['phone-lookup', '--Phone', '5551000002', '--cache', 'answers.jsonl', '--json'],
+      {
+        env,
+        cwd,
+      },
+    ).done;
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(first.stdout);
+    expect(again.stderr).toMatch(/no transaction spent/);
+    expect(server.sandbox.requests()).toBe(1);
+    expect(readFileSync(join(cwd, 'answers.jsonl'), 'utf8')).not.toContain(DEMO_KEY);
+    // A no-match is paid for too, so it is kept as well.
+    const none = ['phone-lookup', '--Phone', reservedPhone('no-match'), '--cache', 'answers.jsonl'];
+    expect((await spawnCli(none, { env, cwd }).done).code).toBe(6);
+    expect((await spawnCli(none, { env, cwd }).done).code).toBe(6);
+    expect(server.sandbox.transactions()).toBe(2);
+  });
+
   it('3 for invalid input, caught before anything is sent', async () => {
     const ran = await run(['phone-lookup', '--Phone', '555100001']);
     expect(ran.code).toBe(3);
