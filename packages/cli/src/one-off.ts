@@ -4,6 +4,7 @@ import {
   callOperation,
   flattenRecord,
   isBillable,
+  likelyMeaning,
   type Operation,
   type Outcome,
   outputColumns,
@@ -114,7 +115,10 @@ function recordTable(
     const value = values[i];
     const text = value === null || value === undefined ? '' : String(value);
     if (text === '' && !chosen) hidden++;
-    else rows.push([column, printable(text)]);
+    else {
+      const likely = likelyMeaning(op, column, value);
+      rows.push([column, printable(likely ? `${text}  (likely: ${likely})` : text)]);
+    }
   });
   const lines = [`${op.title}: ${describeInput(input)}`, '', twoColumns(rows)];
   if (hidden > 0) lines.push('', `(${hidden} empty field${hidden === 1 ? '' : 's'} not shown)`);

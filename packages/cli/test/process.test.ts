@@ -53,6 +53,14 @@ describe('exit codes', () => {
     });
   });
 
+  it('shows the likely meaning beside a coded value, marked as likely', async () => {
+    const table = await run(['tcpa-verify', '--phone', '5551000001', '--last-name', 'Doe']);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/phone_type +[LVWO] {2}\(likely: (landline|VoIP|wireless|other)\)/);
+    const json = await run(['tcpa-verify', '--phone', '5551000001', '--last-name', 'Doe', '--json']);
+    expect(JSON.parse(json.stdout).record.phone_type).toMatch(/^[LVWO]$/);
+  });
+
   it('2 for usage errors: unknown operation, unknown flag, no input', async () => {
     expect((await run(['phone-lookups', '--Phone', '5551000001'])).code).toBe(2);
     expect((await run(['phone-lookup', '--shoe', '5'])).code).toBe(2);

@@ -2,13 +2,14 @@
 // CLI and the VS Code extension alike. Group leaves keep their own names (`FName`, `City`,
 // `IDVerifyScore`); repeated groups are prefixed (`Vehicle2.Make`).
 import type { Operation } from './catalog.js';
-import type { OutputShape } from './outputs.js';
+import type { LeafField, OutputShape } from './outputs.js';
 import type { LeafValue, OutputRecord } from './response.js';
 
 interface Column {
   readonly name: string;
   readonly group: string | undefined;
   readonly leaf: string;
+  readonly field: LeafField;
 }
 
 const columnCache = new WeakMap<OutputShape, readonly Column[]>();
@@ -19,11 +20,12 @@ function columnsOf(shape: OutputShape): readonly Column[] {
   const columns: Column[] = [];
   for (const [name, field] of Object.entries(shape)) {
     if (field.type !== 'object') {
-      columns.push({ name, group: undefined, leaf: name });
+      columns.push({ name, group: undefined, leaf: name, field });
       continue;
     }
-    for (const leaf of Object.keys(field.fields)) {
-      columns.push({ name: field.columns === 'prefixed' ? `${name}.${leaf}` : leaf, group: name, leaf });
+    for (const [leaf, leafField] of Object.entries(field.fields)) {
+      const column = field.columns === 'prefixed' ? `${name}.${leaf}` : leaf;
+      columns.push({ name: column, group: name, leaf, field: leafField });
     }
   }
   columnCache.set(shape, columns);
@@ -49,6 +51,11 @@ export function flattenRecord(op: Operation, record: OutputRecord, columns?: rea
     if (top === null || typeof top !== 'object') return '';
     return top[column.leaf] ?? '';
   });
+}
+
+/** The description of one output column (`phone_type`, `Vehicle2.Make`), matched without regard to case. */
+export function outputField(op: Operation, column: string): LeafField | undefined {
+  return findColumn(columnsOf(op.output), column)?.field;
 }
 
 export type ColumnCheck =

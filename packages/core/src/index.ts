@@ -10,6 +10,7 @@ export * from './errors.js';
 export { type InputField, type InputKind, type InputLooks, inputValue } from './fields.js';
 export * from './flatten.js';
 export * from './http.js';
+export * from './likely.js';
 export * from './normalise.js';
 export * from './openapi.js';
 export type { GroupField, LeafField, Looks, OutputField, OutputShape } from './outputs.js';

@@ -41,7 +41,9 @@ export type Looks =
   | 'mileage'
   | 'count'
   | 'age'
-  | 'birth-date';
+  | 'birth-date'
+  | 'income-band'
+  | 'confidence';
 
 export interface LeafField {
   readonly type: 'string' | 'number' | 'boolean';
@@ -152,7 +154,7 @@ const DEMOGRAPHIC_FIELDS: ReadonlyArray<readonly [string, Looks]> = [
   ['DOB', 'birth-date'],
   ['LOR', 'count'],
   ['Homeowner', 'code'],
-  ['EHI', 'code'],
+  ['EHI', 'income-band'],
   ['DwellType', 'code'],
   ['Married', 'code'],
   ['MedYrBld', 'year'],
@@ -212,8 +214,8 @@ const ID_SCORE_FIELDS: ReadonlyArray<readonly [string, Looks]> = [
   ['NameToPhone2', 'score'],
   ['AddressToPhone2', 'score'],
   ['Phone2ToEmail', 'score'],
-  ['PhoneConfidenceScore', 'score'],
-  ['Phone2ConfidenceScore', 'score'],
+  ['PhoneConfidenceScore', 'confidence'],
+  ['Phone2ConfidenceScore', 'confidence'],
   ['AddressConfidenceScore', 'score'],
   ['ValidCount', 'decimal'],
   ['LinkageCount', 'score'],

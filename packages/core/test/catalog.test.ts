@@ -1,6 +1,13 @@
 // The catalog against the API description's Endpoints table, body fields and output records.
 import { describe, expect, it } from 'vitest';
-import { findOperation, inputValue, OPERATIONS, type OperationId, validate } from '../src/index.js';
+import {
+  findOperation,
+  inputValue,
+  likelyMeaning,
+  OPERATIONS,
+  type OperationId,
+  validate,
+} from '../src/index.js';
 import { ALL_IDS, op } from './api.js';
 
 // The Endpoints table, with each operation's category and body fields from its section.
@@ -258,5 +265,18 @@ describe('what input fields mean (looks), whatever the operation names them', ()
       for (const f of operation.inputs) kinds.set(f.looks, (kinds.get(f.looks) ?? new Set()).add(f.kind));
     }
     for (const [looks, set] of kinds) expect([looks, set.size]).toEqual([looks, 1]);
+  });
+});
+
+describe('likely meanings of coded values (shared/PLATFORMS.md)', () => {
+  it('labels TCPA codes, line types, income bands and phone confidence, and nothing else', () => {
+    expect(likelyMeaning(op('tcpa-verify'), 'phone_type', 'W')).toBe('wireless');
+    expect(likelyMeaning(op('tcpa-verify'), 'verification_code', 'yp')).toBe('verified, partial name match');
+    expect(likelyMeaning(op('tcpa-verify'), 'verification_code', 'Q')).toBeUndefined();
+    expect(likelyMeaning(op('demographic-append'), 'EHI', 'A')).toBe('under $20,000');
+    expect(likelyMeaning(op('id-verify'), 'PhoneConfidenceScore', '7')).toBe('unconfirmed');
+    expect(likelyMeaning(op('id-verify'), 'ValidPhone', '7')).toBeUndefined();
+    expect(likelyMeaning(op('phone-lookup'), 'State', 'W')).toBeUndefined();
+    expect(likelyMeaning(op('phone-lookup'), 'NoSuchColumn', 'W')).toBeUndefined();
   });
 });

@@ -177,6 +177,10 @@ function text(looks: Looks, random: Random, person: Person): string {
       return String(random.int(1950, 2026));
     case 'mileage':
       return String(random.int(1, 250) * 1000);
+    case 'income-band':
+      return random.pick(['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H', 'I']);
+    case 'confidence':
+      return random.chance(0.1) ? '' : String(random.int(1, 7));
     case 'age':
       return String(person.age);
     case 'birth-date':
