@@ -7,6 +7,7 @@ import {
   isLoopback,
   OPERATIONS,
   type Operation,
+  operationUrl,
   toCurl,
   validate,
 } from '@enrich/core';
@@ -17,6 +18,7 @@ import type { Ctx } from './ctx';
 import { type HistoryEntry, operationOf } from './history';
 import { askInput } from './input-flow';
 import { COMMAND, HISTORY_VIEW, operationCommandId } from './manifest';
+import { askReuse, findEarlierAnswer } from './reuse';
 import { prefillFor, selectedText } from './selection';
 
 // VS Code passes a command whatever its caller gives: tree elements, ids, inputs.
@@ -44,18 +46,55 @@ export function createCommands(): Record<string, CommandFactory> {
 }
 
 /**
- * Asks for the input (or takes one given by a caller), sends the call and shows its result.
- * Returns the history entry, or undefined when nothing was sent.
+ * Asks for the input (or takes one given by a caller), then either shows an answer the History
+ * already holds for it (when the user chooses so: no transaction) or sends the call and shows its
+ * result. Returns the history entry shown, or undefined when nothing was sent or shown.
  */
 function runOperation(op: Operation): CommandFactory {
   return (ctx) =>
     async (given?: Record<string, unknown>): Promise<HistoryEntry | undefined> => {
       const input = given ? checked(op, given) : await askInput(op, prefillFor(op, selectedText()));
       if (!input) return undefined;
-      const entry = await sendCall(ctx, op, input);
-      if (entry) await reportCall(ctx, entry);
-      return entry;
+      const earlier = earlierAnswer(ctx, op, input);
+      if (earlier) {
+        const choice = await askReuse(op, input, earlier, Date.now());
+        if (choice === undefined) return undefined;
+        if (choice === 'show') {
+          await showEarlier(ctx, earlier);
+          return earlier;
+        }
+      }
+      return callAndReport(ctx, op, input);
     };
+}
+
+async function callAndReport(ctx: Ctx, op: Operation, input: CleanInput): Promise<HistoryEntry | undefined> {
+  const entry = await sendCall(ctx, op, input);
+  if (entry) await reportCall(ctx, entry);
+  return entry;
+}
+
+function earlierAnswer(ctx: Ctx, op: Operation, input: CleanInput): HistoryEntry | undefined {
+  const target = operationUrl(op, ctx.config);
+  // A base URL that is not allowed finds nothing here; sendCall then says what is wrong with it.
+  if (!target.ok) return undefined;
+  return findEarlierAnswer(
+    ctx.history.all(),
+    { op, input, url: target.url },
+    Date.now(),
+    ctx.config.reuseAnswersMs,
+  );
+}
+
+// Opens the entry's result document, as clicking its History item does. No History entry is added:
+// the entry keeps the time it was paid for, so it stops being offered once older than the setting.
+async function showEarlier(ctx: Ctx, entry: HistoryEntry): Promise<void> {
+  const op = operationOf(entry);
+  ctx.log.info(
+    `${op.title}: showed the answer of ${new Date(entry.at).toISOString()} from the History; nothing sent, no transaction spent`,
+  );
+  await ctx.results.show(entry);
+  vscode.window.setStatusBarMessage(`${op.title}: answer from the History, no transaction spent`, 5000);
 }
 
 function checked(op: Operation, given: Record<string, unknown>): CleanInput | undefined {
@@ -148,10 +187,14 @@ const openResult: CommandFactory = (ctx) => async (arg: unknown) => {
   if (entry) await ctx.results.show(entry);
 };
 
+// The user asked for a new call by name ("Re-run (spends 1 transaction)"), so no earlier answer is
+// offered instead.
 const rerun: CommandFactory = (ctx) => async (arg: unknown) => {
   const entry = entryFrom(ctx, arg);
   if (!entry) return undefined;
-  return vscode.commands.executeCommand(operationCommandId(operationOf(entry)), entry.input);
+  const op = operationOf(entry);
+  const input = checked(op, entry.input);
+  return input ? callAndReport(ctx, op, input) : undefined;
 };
 
 const copyAsCurl: CommandFactory = (ctx) => async (arg: unknown) => {

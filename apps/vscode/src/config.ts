@@ -31,6 +31,15 @@ export class Config {
     return Math.min(maximum, Math.max(minimum, Math.floor(this.read<number>('historySize'))));
   }
 
+  /** How old a History answer may be and still be offered instead of a new call; 0 offers none. */
+  get reuseAnswersMs(): number {
+    const { minimum, maximum, default: fallback } = SETTINGS.reuseAnswersHours;
+    const read = this.read<unknown>('reuseAnswersHours');
+    // A hand-edited value that is not a number keeps the default: the safe side costs nothing.
+    const hours = typeof read === 'number' && Number.isFinite(read) ? read : fallback;
+    return Math.min(maximum, Math.max(minimum, hours)) * 3_600_000;
+  }
+
   /** True when either base URL points at this machine: a local sandbox, not the paid service. */
   get usesSandbox(): boolean {
     return [this.baseUrl, this.baseUrlV3].some((url) => isLoopback(hostOf(url)));

@@ -51,7 +51,8 @@ const GENERAL_COMMANDS: readonly (CommandContribution & { readonly palette: bool
     palette: true,
   },
   { command: COMMAND.openResult, title: 'Open Result', category: CATEGORY, palette: false },
-  { command: COMMAND.rerun, title: 'Re-run', icon: '$(refresh)', palette: false },
+  // Says what it costs: a re-run is always sent, even when the History holds its answer.
+  { command: COMMAND.rerun, title: 'Re-run (spends 1 transaction)', icon: '$(refresh)', palette: false },
   { command: COMMAND.copyAsCurl, title: 'Copy as curl', icon: '$(copy)', palette: false },
   { command: COMMAND.deleteEntry, title: 'Delete', icon: '$(trash)', palette: false },
   { command: COMMAND.clearHistory, title: 'Clear History', icon: '$(clear-all)', palette: false },

@@ -32,6 +32,14 @@ export const SETTINGS = {
     markdownDescription:
       'How many recent calls the History view keeps (oldest dropped first). The API key is never stored with them.',
   },
+  reuseAnswersHours: {
+    type: 'number',
+    default: 24,
+    minimum: 0,
+    maximum: 8760,
+    markdownDescription:
+      'Before sending a request the History already holds an answer for (a record or no match, from the same base URL) that is younger than this many hours, ask whether to show that answer (no transaction) or call again (one transaction). `0` turns the question off: every call is sent.',
+  },
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;

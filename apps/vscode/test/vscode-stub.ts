@@ -137,6 +137,8 @@ export interface Message {
   readonly text: string;
   readonly actions: readonly string[];
   readonly modal: boolean;
+  /** A modal's second line (MessageOptions.detail). */
+  readonly detail: string | undefined;
 }
 
 /** What a quick input looked like when the user answered it. */
@@ -366,9 +368,10 @@ async function showInputBox(options: InputBoxOptions = {}): Promise<string | und
 
 function message(severity: Message['severity']) {
   return async (text: string, ...rest: unknown[]): Promise<string | undefined> => {
-    const options = rest[0] && typeof rest[0] === 'object' ? (rest.shift() as { modal?: boolean }) : {};
+    const options =
+      rest[0] && typeof rest[0] === 'object' ? (rest.shift() as { modal?: boolean; detail?: string }) : {};
     const actions = rest.filter((r): r is string => typeof r === 'string');
-    const shown: Message = { severity, text, actions, modal: options.modal === true };
+    const shown: Message = { severity, text, actions, modal: options.modal === true, detail: options.detail };
     ui.messages.push(shown);
     const chosen = ui.answer(shown);
     return chosen !== undefined && actions.includes(chosen) ? chosen : undefined;

@@ -200,6 +200,11 @@ export async function answerInput(
   if (enter) await page.keyboard.press('Enter');
 }
 
+/** A modal dialog (showInformationMessage with modal: true), drawn in the page by VS Code for the web. */
+export function dialog(page: Page, text: string | RegExp): Locator {
+  return page.locator('.monaco-dialog-box', { hasText: text });
+}
+
 export function notification(page: Page, text: string | RegExp): Locator {
   return page.locator('.notifications-toasts .notification-toast', { hasText: text });
 }

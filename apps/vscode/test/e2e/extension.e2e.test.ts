@@ -11,6 +11,7 @@ import {
   activeEditorText,
   answerInput,
   type CodeServer,
+  dialog,
   filesContaining,
   listFiles,
   notification,
@@ -141,6 +142,36 @@ describe('the extension in code-server', () => {
     await shot('2-history-view');
   });
 
+  it("offers the History's answer for the same lookup, and showing it spends no transaction", async () => {
+    const requests = sandbox.sandbox.requests();
+    const transactions = sandbox.sandbox.transactions(KEY);
+    // The first lookup's result tab is closed, so that only showing the answer can bring it back.
+    await runCommand(page, 'View: Close All Editors');
+    await page.locator('.tab', { hasText: `Phone Lookup ${PHONE}` }).waitFor({ state: 'detached' });
+    await runCommand(page, 'Enrichment: Phone Lookup');
+    await answerInput(page, 'Phone Lookup', PHONE);
+    const question = dialog(page, `Phone Lookup for ${PHONE} was answered`);
+    await question.waitFor();
+    await expect(question.textContent()).resolves.toMatch(
+      /answered less than a minute ago\. It found a record\./,
+    );
+    const show = question.locator('.monaco-button', { hasText: 'Show that answer (no transaction)' });
+    await question.locator('.monaco-button', { hasText: 'Call again (1 transaction)' }).waitFor();
+    await shot('3-reuse-question');
+    await show.click();
+    await question.waitFor({ state: 'hidden' });
+    // Shown for 5 s from when the document opens.
+    await page
+      .locator('.statusbar-item', { hasText: 'answer from the History, no transaction spent' })
+      .waitFor();
+    await page.locator('.tab', { hasText: `Phone Lookup ${PHONE}` }).waitFor();
+    const shown = JSON.parse(await activeEditorText(page));
+    expect(shown).toMatchObject({ input: { Phone: PHONE }, status: 200, transaction: 'spent' });
+    expect(shown.record.Name).toEqual(sandboxRecord(PHONE).Name);
+    expect(sandbox.sandbox.requests()).toBe(requests);
+    expect(sandbox.sandbox.transactions(KEY)).toBe(transactions);
+  });
+
   it('refuses an invalid phone in the input box before any request', async () => {
     const requests = sandbox.sandbox.requests();
     const transactions = sandbox.sandbox.transactions();
@@ -153,7 +184,7 @@ describe('the extension in code-server', () => {
     // Still open, still refusing, after Enter.
     await quickInputMessage(page).filter({ hasText: refused.message }).waitFor();
     await expect(quickInputBox(page).isVisible()).resolves.toBe(true);
-    await shot('3-invalid-phone-refused');
+    await shot('4-invalid-phone-refused');
     await page.keyboard.press('Escape');
     await quickInputBox(page).waitFor({ state: 'hidden' });
     // A later command completes, so anything the refused one might have sent would have arrived.
@@ -170,11 +201,15 @@ describe('the extension in code-server', () => {
     await setKey(WRONG_KEY);
     await runCommand(page, 'Enrichment: Phone Lookup');
     await answerInput(page, 'Phone Lookup', PHONE);
+    // The History holds this lookup's answer: the user asks for a new call on purpose.
+    const question = dialog(page, `Phone Lookup for ${PHONE} was answered`);
+    await question.locator('.monaco-button', { hasText: 'Call again (1 transaction)' }).click();
+    await question.waitFor({ state: 'hidden' });
     const refused = notification(page, 'refused (401)');
     await refused.waitFor();
     const button = refused.locator('.monaco-button', { hasText: 'Set API Key' });
     await button.waitFor();
-    await shot('4-wrong-key-401');
+    await shot('5-wrong-key-401');
     await button.click();
     await quickInput(page).filter({ hasText: 'Set API Key' }).waitFor({ state: 'visible' });
     await expect(quickInputBox(page).getAttribute('type')).resolves.toBe('password');
@@ -197,7 +232,7 @@ describe('the extension in code-server', () => {
     expect(head).toMatch(
       /"operation": "Auto Append",\s*"input": \{\s*"Email": "jane.doe@example.com"\s*\},\s*"status": 200/,
     );
-    await shot('5-auto-append-result');
+    await shot('6-auto-append-result');
   });
 
   it("reports the extension's activation time from VS Code's Running Extensions", async () => {
@@ -208,7 +243,7 @@ describe('the extension in code-server', () => {
     const ms = Number(/Activation:\s*(\d+)\s*ms/.exec(text)?.[1]);
     console.log(`activation time of the Enrichment extension (Developer: Show Running Extensions): ${ms} ms`);
     expect(Number.isFinite(ms)).toBe(true);
-    await shot('6-running-extensions');
+    await shot('7-running-extensions');
   });
 
   it('keeps history and the key across a reload of the workbench', async () => {
@@ -242,7 +277,7 @@ describe('the extension in code-server', () => {
     ).toBeGreaterThan(0);
     const logs = filesContaining(join(server.userDataDir, 'logs'), 'Phone Lookup POST');
     expect(logs.some((f) => f.endsWith('Enrichment.log'))).toBe(true);
-    expect(screenshots.length).toBe(6);
+    expect(screenshots.length).toBe(7);
     for (const file of screenshots) expect(existsSync(file)).toBe(true);
     console.log(
       `scanned ${files.length} files (user data, extensions, browser profile, screenshots); history in ${historyStores.length} IndexedDB file(s); output log ${logs.join(', ')}`,
