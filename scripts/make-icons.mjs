@@ -5,6 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
+import { crc32 } from './zip.mjs';
 
 const root = join(import.meta.dirname, '..');
 const TEAL = [14, 124, 134];
@@ -23,18 +24,6 @@ function pixel(x, y, size) {
   const bar = (top) => u >= 0.28 && u < 0.74 && v >= top && v < top + 0.13;
   const inBar = bar(0.22) || (u < 0.66 && bar(0.435)) || bar(0.65);
   return [...(inStem || inBar ? WHITE : TEAL), 255];
-}
-
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-
-function crc32(bytes) {
-  let c = 0xffffffff;
-  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
 }
 
 function chunk(type, data) {
