@@ -226,6 +226,16 @@ await client.phoneLookup({ Email: 'jane@example.com' });
 console.log(JSON.stringify({ kind: found.kind, first, deliverable, tcpa: verified.kind, invalid }));
 `,
     );
+    // The README's example, as it stands, must typecheck too (it reads process.env: declared here,
+    // since the project has no @types/node).
+    const readme = readFileSync(join(REPO, 'packages', 'core', 'README.md'), 'utf8');
+    const example = /## The SDK\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example).toContain('createClient');
+    writeFileSync(join(project, 'src', 'readme-example.ts'), example ?? '');
+    writeFileSync(
+      join(project, 'src', 'env.d.ts'),
+      'declare const process: { readonly env: Readonly<Record<string, string | undefined>> };\n',
+    );
     npm(['install', coreTarball], project);
     // Only the SDK: it has no dependencies to bring along.
     expect(readdirSync(join(project, 'node_modules')).filter((f) => !f.startsWith('.'))).toEqual(['@enrich']);
