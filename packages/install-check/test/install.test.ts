@@ -117,7 +117,7 @@ describe('the CLI tarball, installed globally with npm --offline', () => {
     expect(manifest.bin).toEqual({ enrich: './dist/enrich.mjs' });
   });
 
-  it('enrich --version, a one-off call and a bulk CSV run with --sandbox', () => {
+  it('enrich --version, --help, a one-off call, a dry run and a bulk CSV run with --sandbox', () => {
     const bin = installGlobally(cliTarball, 'cli');
     const cwd = mkdtempSync(join(work, 'cli-run-'));
     expect(run(bin, 'enrich', ['--version'], cwd).trim()).toBe(versionOf('cli'));
@@ -132,7 +132,14 @@ describe('the CLI tarball, installed globally with npm --offline', () => {
     );
     expect(JSON.stringify(oneOff)).toMatch(/verification_code/);
 
+    expect(run(bin, 'enrich', ['--help'], cwd)).toContain('phone-lookup');
+    expect(run(bin, 'enrich', ['phone-lookup', '--help'], cwd)).toContain('Phone');
+
     writeFileSync(join(cwd, 'leads.csv'), 'name,phone\nJane,(555) 010-2030\nOmar,5550102031\nBad,123\n');
+    const plan = JSON.parse(
+      run(bin, 'enrich', ['phone-lookup', '--in', 'leads.csv', '--dry-run', '--json'], cwd),
+    );
+    expect(plan).toMatchObject({ rows: 3, invalid: 1, distinct: 2 });
     run(
       bin,
       'enrich',
