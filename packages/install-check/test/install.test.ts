@@ -176,7 +176,7 @@ describe('the sandbox tarball, installed globally', () => {
   });
 });
 
-describe('the SDK tarball in a fresh TypeScript project (strict, NodeNext)', () => {
+describe('the SDK (and the sandbox as a library) in a fresh TypeScript project (strict, NodeNext)', () => {
   it('has no runtime dependencies and ships ESM with declarations', () => {
     const manifest = manifestIn(coreTarball);
     expect(manifest.dependencies ?? {}).toEqual({});
@@ -243,7 +243,21 @@ console.log(JSON.stringify({ kind: found.kind, first, deliverable, tcpa: verifie
       join(project, 'src', 'env.d.ts'),
       'declare const process: { readonly env: Readonly<Record<string, string | undefined>> };\n',
     );
-    npm(['install', coreTarball], project);
+    // The sandbox as a library in the same project, as a user's test suite would start it.
+    writeFileSync(
+      join(project, 'src', 'with-sandbox.ts'),
+      `import { createClient } from '@enrich/core';
+import { DEMO_KEY, startSandboxServer } from '@enrich/sandbox';
+
+const server = await startSandboxServer({ port: 0 });
+const client = createClient({ apiKey: DEMO_KEY, baseUrl: server.url, baseUrlV3: server.url });
+const verified = await client.emailVerify({ Email: 'jane.doe@example.com' });
+const result: string = verified.kind === 'record' ? verified.record.Result : verified.kind;
+console.log(JSON.stringify({ result, transactions: server.sandbox.transactions() }));
+await server.close();
+`,
+    );
+    npm(['install', coreTarball, sandboxTarball], project);
     // Only the SDK: it has no dependencies to bring along.
     expect(readdirSync(join(project, 'node_modules')).filter((f) => !f.startsWith('.'))).toEqual(['@enrich']);
 
@@ -263,6 +277,14 @@ console.log(JSON.stringify({ kind: found.kind, first, deliverable, tcpa: verifie
       cwd: project,
       encoding: 'utf8',
     });
+    const withSandbox = JSON.parse(
+      execFileSync(process.execPath, [join(project, 'out', 'with-sandbox.js')], {
+        cwd: project,
+        encoding: 'utf8',
+      }),
+    );
+    expect(withSandbox.transactions).toBe(1);
+    expect(withSandbox.result).toMatch(/^[A-Z]+$/);
     const result = JSON.parse(printed);
     expect(result).toMatchObject({ kind: 'record', tcpa: 'record' });
     expect(result.first).toMatch(/^[A-Z]+$/);
