@@ -3,6 +3,7 @@
 // shapes. Types only: nothing here exists at run time.
 import type { CatalogOperation, OperationId } from './catalog.js';
 import type { CallError } from './errors.js';
+import type { Outcome } from './response.js';
 
 /** A leaf of a record as the SDK gives it. */
 type LeafOf<Field> = Field extends { readonly type: 'number' }
@@ -37,9 +38,16 @@ export type OperationInput<Id extends OperationId> = InputOf<OperationOf<Id>>;
 /** The record of an operation by id: `OperationRecord<'phone-lookup'>['Address']['Deliverable']`. */
 export type OperationRecord<Id extends OperationId> = RecordOf<OperationOf<Id>['output']>;
 
+/**
+ * What core's response reader gives beside a record (kind, status and the record itself aside),
+ * passed through to the SDK's record results: derived from core's Outcome, so whatever the reader
+ * keeps of a paid answer (unknown fields, mismatches, the raw body) reaches the caller too.
+ */
+export type RecordDetails = Omit<Extract<Outcome, { readonly kind: 'record' }>, 'kind' | 'status' | 'record'>;
+
 /** What one call gives: a record (200), no match (204), or an error (nothing thrown). */
 export type CallResult<Record> =
-  | { readonly kind: 'record'; readonly record: Record }
+  | ({ readonly kind: 'record'; readonly record: Record } & RecordDetails)
   | { readonly kind: 'no-match' }
   | { readonly kind: 'error'; readonly error: CallError };
 

@@ -91,7 +91,11 @@ export function methodName(title: string): string {
  * kind (an error, or an answer whose body could not be read) is an error to the caller.
  */
 export function resultOf(op: Operation, outcome: Outcome): CallResult<unknown> {
-  if (outcome.kind === 'record') return { kind: 'record', record: typedRecord(op.output, outcome.record) };
+  if (outcome.kind === 'record') {
+    // Whatever else the reader kept beside the record (RecordDetails) is passed on as it is.
+    const { kind: _kind, status: _status, record, ...details } = outcome;
+    return { kind: 'record', record: typedRecord(op.output, record), ...details };
+  }
   if (outcome.kind === 'no-match') return { kind: 'no-match' };
   if ('error' in outcome) return { kind: 'error', error: outcome.error };
   const other = outcome as { kind: string; status?: number; reason?: string };
