@@ -1,7 +1,9 @@
 // Builds the .vsix: a minified bundle, then @vscode/vsce on a staging folder that holds only what
-// ships (package.json, README.md, the icon and dist/extension.js). The staging manifest renames the
-// workspace package `@enrich/vscode` to `enrich-vscode`, since an extension's name may not carry a
-// scope, and drops what only the workspace needs. Everything is bundled, so --no-dependencies.
+// ships (package.json, README.md, CHANGELOG.md, LICENSE, the icons and dist/extension.js, as
+// .vscodeignore also lists). The staging manifest renames the workspace package `@enrich/vscode` to
+// `enrich-vscode`, since an extension's name may not carry a scope, and drops what only the
+// workspace needs. Everything is bundled, so --no-dependencies.
+// `node scripts/package.mjs --ls` prints `vsce ls` of the staging folder instead of packaging.
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -19,22 +21,24 @@ execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--productio
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const { devDependencies: _dev, scripts: _scripts, private: _private, ...shipped } = manifest;
 shipped.name = EXTENSION_NAME;
-shipped.files = ['dist/extension.js', 'media', 'README.md'];
 const vsix = join(root, `${EXTENSION_NAME}-${manifest.version}.vsix`);
 
 rmSync(staging, { recursive: true, force: true });
 mkdirSync(join(staging, 'dist'), { recursive: true });
 writeFileSync(join(staging, 'package.json'), `${JSON.stringify(shipped, null, 2)}\n`);
-cpSync(join(root, 'README.md'), join(staging, 'README.md'));
+for (const file of ['README.md', 'CHANGELOG.md', 'LICENSE', '.vscodeignore']) {
+  cpSync(join(root, file), join(staging, file));
+}
 cpSync(join(root, 'media'), join(staging, 'media'), { recursive: true });
 cpSync(join(root, 'dist', 'extension.js'), join(staging, 'dist', 'extension.js'));
 
 const vsce = join(dirname(createRequire(import.meta.url).resolve('@vscode/vsce/package.json')), 'vsce');
-// No repository or licence file is published for this internal extension: say so, so that vsce
-// does not stop to ask (CI has no stdin).
-execFileSync(
-  process.execPath,
-  [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', vsix],
-  { cwd: staging, stdio: 'inherit' },
-);
+if (process.argv.includes('--ls')) {
+  execFileSync(process.execPath, [vsce, 'ls', '--no-dependencies'], { cwd: staging, stdio: 'inherit' });
+  process.exit(0);
+}
+execFileSync(process.execPath, [vsce, 'package', '--no-dependencies', '--out', vsix], {
+  cwd: staging,
+  stdio: 'inherit',
+});
 console.log(`${vsix.slice(root.length + 1)}: ${(statSync(vsix).size / 1024).toFixed(1)} KiB`);

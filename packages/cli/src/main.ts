@@ -21,6 +21,7 @@ import { parseDuration, parseMap, parseRate, parseWhole } from './options.js';
 import { barProgress, lineProgress, type ProgressReporter } from './progress.js';
 import { bulkReport, dryRunReport } from './report.js';
 import { bulkTransport } from './transport.js';
+import { cliVersion } from './version.js';
 
 export interface Io extends ConnectIo {
   readonly stdout: NodeJS.WritableStream;
@@ -79,7 +80,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
       return first === undefined ? EXIT.usage : EXIT.ok;
     }
     if (first === '--version' || first === '-V') {
-      io.stdout.write('0.1.0\n');
+      io.stdout.write(`${cliVersion()}\n`);
       return EXIT.ok;
     }
     const op = findOperation(first);

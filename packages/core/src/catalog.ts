@@ -53,7 +53,10 @@ export type OperationId =
 const NAME_COLUMNS = ['FName', 'LName'];
 const ADDRESS_COLUMNS = ['House', 'PreDir', 'Street', 'StrType', 'PostDir', 'City', 'State', 'Zip'];
 
-export const OPERATIONS: readonly Operation[] = [
+// Declared `as const` so that its literal types (ids, titles, field names, output shapes) stay
+// known to the compiler: the SDK derives its method names, input and record types from them
+// (client-types.ts). Everything else reads it through OPERATIONS, typed as plain Operations.
+const CATALOG = [
   {
     id: 'auto-append',
     title: 'Auto Append',
@@ -189,7 +192,12 @@ export const OPERATIONS: readonly Operation[] = [
       Email: 'jane.doe@example.com',
     },
   },
-];
+] as const satisfies readonly Operation[];
+
+/** The nine operations with their literal types, for deriving types (see client-types.ts). */
+export type CatalogOperation = (typeof CATALOG)[number];
+
+export const OPERATIONS: readonly Operation[] = CATALOG;
 
 const BY_ID = new Map<string, Operation>(OPERATIONS.map((op) => [op.id, op]));
 

@@ -6,15 +6,20 @@ export interface FetchTransportOptions {
   /** Abort a request that has not answered after this long. */
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
+  /** The fetch to send with (the SDK's `fetch` option); default the platform's own. */
+  readonly fetch?: typeof fetch;
 }
 
 export function createFetchTransport(options: FetchTransportOptions = {}): Transport {
+  // Called as a plain function, never as `options.fetch(...)`: a browser's fetch refuses to run
+  // with another object as `this` ("Illegal invocation").
+  const send = options.fetch ?? fetch;
   return async (request: HttpRequest): Promise<HttpResponse> => {
     const signals = [
       options.signal,
       options.timeoutMs ? AbortSignal.timeout(options.timeoutMs) : undefined,
     ].filter((s): s is AbortSignal => s !== undefined);
-    const response = await fetch(request.url, {
+    const response = await send(request.url, {
       method: request.method,
       headers: request.headers,
       body: request.body,

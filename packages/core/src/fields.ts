@@ -17,9 +17,10 @@ export type InputLooks =
   | 'city'
   | 'state';
 
-export interface InputField {
+/** `Name` keeps the literal field name, so that the SDK's input types are derived from the catalog. */
+export interface InputField<Name extends string = string> {
   /** The JSON body name, exactly as the API spells it (`Phone`, or `phone` for TCPA Verify). */
-  readonly name: string;
+  readonly name: Name;
   /** Words for people: prompts, column headers, CLI help. */
   readonly label: string;
   readonly kind: InputKind;
@@ -30,13 +31,13 @@ export interface InputField {
   readonly aliases: readonly string[];
 }
 
-function field(
-  name: string,
+function field<Name extends string>(
+  name: Name,
   label: string,
   looks: InputLooks,
   aliases: readonly string[],
   maxLength?: number,
-): InputField {
+): InputField<Name> {
   const kind: InputKind =
     looks === 'phone' || looks === 'email' || looks === 'zip' || looks === 'state' ? looks : 'text';
   const base = { name, label, kind, looks, aliases };

@@ -2,6 +2,11 @@
 // Each leaf carries its JSON type and a `looks` hint: what kind of value it holds, so that the
 // sandbox can make plausible data and the OpenAPI document can state formats, without either
 // of them restating field names.
+//
+// The shapes below keep their literal types (field names, leaf types, nullability): the SDK's record
+// types are derived from them (see client-types.ts), so they are declared with `satisfies`, never
+// widened by an annotation.
+import type { InputLooks } from './fields.js';
 
 export type Looks =
   | 'first-name'
@@ -51,6 +56,12 @@ export interface LeafField {
   readonly nullable?: boolean;
   readonly looks: Looks;
   readonly note?: string;
+  /**
+   * A score computed from input items: empty unless, for each inner list, at least one of its kinds
+   * was supplied (ID Verify's `NameToEmail` needs a name and an e-mail). An empty inner list can
+   * never be met: a score of an item no input can give.
+   */
+  readonly computedFrom?: readonly (readonly InputLooks[])[];
 }
 
 export interface GroupField {
@@ -66,21 +77,19 @@ export interface GroupField {
 export type OutputField = LeafField | GroupField;
 export type OutputShape = Readonly<Record<string, OutputField>>;
 
-const str = (looks: Looks, note?: string): LeafField =>
-  note === undefined ? { type: 'string', looks } : { type: 'string', looks, note };
-const group = (fields: Record<string, LeafField>, columns: 'leaf' | 'prefixed' = 'leaf'): GroupField => ({
-  type: 'object',
-  columns,
-  fields,
-});
+/** A text leaf; its type stays the literal 'string' for the derived record types. */
+export interface StringLeaf extends LeafField {
+  readonly type: 'string';
+}
 
-const name = (withSuffix: boolean) =>
-  group({
-    FName: str('first-name'),
-    LName: str('last-name'),
-    MName: str('middle-name'),
-    ...(withSuffix ? { Suffix: str('suffix') } : {}),
-  });
+const str = (looks: Looks, note?: string): StringLeaf =>
+  note === undefined ? { type: 'string', looks } : { type: 'string', looks, note };
+const group = <const Fields extends Record<string, LeafField>>(
+  fields: Fields,
+  columns: 'leaf' | 'prefixed' = 'leaf',
+) => ({ type: 'object', columns, fields }) as const satisfies GroupField;
+
+const nameFields = { FName: str('first-name'), LName: str('last-name'), MName: str('middle-name') };
 
 const streetParts = {
   House: str('house'),
@@ -122,13 +131,13 @@ const emailLookupAddress = group({
 
 const phoneLookupAddress = group({
   ...streetParts,
-  AptType: { type: 'string', nullable: true, looks: 'apt-type' },
+  AptType: { type: 'string', nullable: true, looks: 'apt-type' } as const,
   City: str('city'),
   State: str('state'),
   Zip: str('zip'),
   Z4: str('zip4'),
   CNTY: str('digits', 'county code'),
-  Deliverable: { type: 'boolean', looks: 'yn-flag' },
+  Deliverable: { type: 'boolean', looks: 'yn-flag' } as const,
   ValDate: str('date-mdy', 'month/day/year'),
 });
 
@@ -148,7 +157,7 @@ const vehicle = group(
 );
 
 // Demographics: coded values whose meanings the description does not show.
-const DEMOGRAPHIC_FIELDS: ReadonlyArray<readonly [string, Looks]> = [
+const DEMOGRAPHIC_FIELDS = [
   ['Gender', 'code'],
   ['Age', 'age'],
   ['DOB', 'birth-date'],
@@ -192,31 +201,40 @@ const DEMOGRAPHIC_FIELDS: ReadonlyArray<readonly [string, Looks]> = [
   ['PctBlueCollar', 'percent'],
   ['PctOccO', 'percent'],
   ['DemoLvl', 'code'],
-];
+] as const satisfies ReadonlyArray<readonly [string, Looks]>;
 
-// IDScores: every value is a string; scores are numeric text, empty when not computed.
-const ID_SCORE_FIELDS: ReadonlyArray<readonly [string, Looks]> = [
-  ['ValidAddress', 'score'],
-  ['ValidPhone', 'score'],
-  ['ValidEmail', 'score'],
-  ['ValidName', 'score'],
-  ['ValidZip', 'score'],
-  ['Deceased', 'score'],
-  ['NameToPhone', 'score'],
-  ['NameToEmail', 'score'],
-  ['NameToAddress', 'score'],
-  ['AddressToPhone', 'score'],
-  ['AddressToEmail', 'score'],
-  ['PhoneToEmail', 'score'],
-  ['ZipToPhone', 'score'],
-  ['USLocation', 'score'],
-  ['ValidPhone2', 'score'],
-  ['NameToPhone2', 'score'],
-  ['AddressToPhone2', 'score'],
-  ['Phone2ToEmail', 'score'],
-  ['PhoneConfidenceScore', 'confidence'],
-  ['Phone2ConfidenceScore', 'confidence'],
-  ['AddressConfidenceScore', 'score'],
+// IDScores: every value is a string; scores are numeric text, "empty when not computed". A score
+// about an item the request did not supply is not computed: `computedFrom` says which items each
+// one needs (a name is a first or a last name; Phone2 is a second phone that no input supplies, so
+// its scores are always empty). The totals and summaries are computed from whatever was supplied.
+const NAME: readonly InputLooks[] = ['first-name', 'last-name'];
+const ADDRESS: readonly InputLooks[] = ['address'];
+const ZIP: readonly InputLooks[] = ['zip'];
+const PHONE: readonly InputLooks[] = ['phone'];
+const EMAIL: readonly InputLooks[] = ['email'];
+const PHONE2: readonly InputLooks[] = [];
+const ID_SCORE_FIELDS = [
+  ['ValidAddress', 'score', [ADDRESS]],
+  ['ValidPhone', 'score', [PHONE]],
+  ['ValidEmail', 'score', [EMAIL]],
+  ['ValidName', 'score', [NAME]],
+  ['ValidZip', 'score', [ZIP]],
+  ['Deceased', 'score', [NAME]],
+  ['NameToPhone', 'score', [NAME, PHONE]],
+  ['NameToEmail', 'score', [NAME, EMAIL]],
+  ['NameToAddress', 'score', [NAME, ADDRESS]],
+  ['AddressToPhone', 'score', [ADDRESS, PHONE]],
+  ['AddressToEmail', 'score', [ADDRESS, EMAIL]],
+  ['PhoneToEmail', 'score', [PHONE, EMAIL]],
+  ['ZipToPhone', 'score', [ZIP, PHONE]],
+  ['USLocation', 'score', [[...ADDRESS, ...ZIP, ...PHONE]]],
+  ['ValidPhone2', 'score', [PHONE2]],
+  ['NameToPhone2', 'score', [NAME, PHONE2]],
+  ['AddressToPhone2', 'score', [ADDRESS, PHONE2]],
+  ['Phone2ToEmail', 'score', [PHONE2, EMAIL]],
+  ['PhoneConfidenceScore', 'confidence', [PHONE]],
+  ['Phone2ConfidenceScore', 'confidence', [PHONE2]],
+  ['AddressConfidenceScore', 'score', [ADDRESS]],
   ['ValidCount', 'decimal'],
   ['LinkageCount', 'score'],
   ['RiskFlagCount', 'score'],
@@ -224,55 +242,67 @@ const ID_SCORE_FIELDS: ReadonlyArray<readonly [string, Looks]> = [
   ['LinkageSummary', 'pass-fail'],
   ['RiskFlagSummary', 'pass-fail'],
   ['IDVerifyScore', 'score'],
-];
+] as const satisfies ReadonlyArray<
+  readonly [string, Looks] | readonly [string, Looks, readonly (readonly InputLooks[])[]]
+>;
 
-const groupOf = (entries: ReadonlyArray<readonly [string, Looks]>) =>
-  group(Object.fromEntries(entries.map(([fieldName, looks]) => [fieldName, str(looks)])));
+type Entry = readonly [string, Looks] | readonly [string, Looks, readonly (readonly InputLooks[])[]];
 
-export const autoAppendOutput: OutputShape = {
-  Name: name(true),
+/** A group of text leaves from [name, looks, computedFrom?] rows, keeping the names as its keys. */
+const groupOf = <const Entries extends readonly Entry[]>(entries: Entries) =>
+  group(
+    Object.fromEntries(
+      entries.map(([fieldName, looks, computedFrom]) => [
+        fieldName,
+        computedFrom === undefined ? str(looks) : { ...str(looks), computedFrom },
+      ]),
+    ) as { readonly [K in Entries[number][0]]: StringLeaf },
+  );
+
+export const autoAppendOutput = {
+  Name: group({ ...nameFields, Suffix: str('suffix') }),
   Address: autoAppendAddress,
   IDS: group({ PID: str('identifier'), AID: str('identifier'), HHID: str('identifier') }),
   Vehicle: vehicle,
   Vehicle2: vehicle,
   Vehicle3: vehicle,
   Vehicle4: vehicle,
-};
+} satisfies OutputShape;
 
-export const demographicAppendOutput: OutputShape = { Demographics: groupOf(DEMOGRAPHIC_FIELDS) };
+export const demographicAppendOutput = { Demographics: groupOf(DEMOGRAPHIC_FIELDS) } satisfies OutputShape;
 
-export const emailAppendOutput: OutputShape = { email: str('email'), trace: str('identifier') };
+export const emailAppendOutput = { email: str('email'), trace: str('identifier') } satisfies OutputShape;
 
-export const phoneAppendOutput: OutputShape = {
+export const phoneAppendOutput = {
   Phone: str('phone-formatted'),
   PhoneType: str('phone-type'),
   FirstSeen: str('date-mdy', 'month/day/year'),
   LastSeen: str('date-mdy', 'month/day/year'),
   TelcoName: str('carrier'),
-  PHV: { type: 'number', looks: 'count', note: 'integer' },
+  PHV: { type: 'number', looks: 'count', note: 'integer' } as const,
   trace: str('identifier'),
-};
+} satisfies OutputShape;
 
-export const emailLookupOutput: OutputShape = {
-  Name: name(false),
+export const emailLookupOutput = {
+  Name: group(nameFields),
   Address: emailLookupAddress,
   trace: str('identifier'),
-};
+} satisfies OutputShape;
 
-export const phoneLookupOutput: OutputShape = {
-  Name: name(false),
+export const phoneLookupOutput = {
+  Name: group(nameFields),
   Address: phoneLookupAddress,
   trace: str('identifier'),
-};
+} satisfies OutputShape;
 
-export const emailVerifyOutput: OutputShape = {
+export const emailVerifyOutput = {
   Email: str('email'),
   Result: str('result-code', 'allowed values not shown'),
-};
+} satisfies OutputShape;
 
-export const tcpaVerifyOutput: OutputShape = {
+export const tcpaVerifyOutput = {
   verification_code: str('tcpa-code', 'short code; allowed values not shown'),
   phone_type: str('line-type', 'short code; allowed values not shown'),
-};
+} satisfies OutputShape;
 
-export const idVerifyOutput: OutputShape = { IDScores: groupOf(ID_SCORE_FIELDS) };
+export const idVerifyOutput = { IDScores: groupOf(ID_SCORE_FIELDS) } satisfies OutputShape;

@@ -12,14 +12,7 @@
 // Error bodies: the API does not show their shape; the sandbox answers
 // {"status": <code>, "error": "<message>"} as JSON.
 // Billing: 200, 204 and 440 count as transactions (core's BILLABLE_STATUSES).
-import {
-  BILLABLE_STATUSES,
-  type CleanInput,
-  matchField,
-  OPERATIONS,
-  type Operation,
-  validate,
-} from '@enrich/core';
+import { type CleanInput, matchField, OPERATIONS, type Operation, validate } from '@enrich/core';
 import { DEMO_KEY } from './demo-key.js';
 import { type Random, seededRandom } from './random.js';
 import { reservedOutcome, SLOW_MS } from './reserved.js';
@@ -285,4 +278,5 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
-export { BILLABLE_STATUSES, DEMO_KEY };
+// Only DEMO_KEY is re-exported: the published declarations must not reach into @enrich/core.
+export { DEMO_KEY };

@@ -27,6 +27,8 @@ interface Person {
   phone: string | undefined;
   age: number;
   formula: boolean;
+  /** What the input supplied, by meaning: ID Verify scores items only when they were given. */
+  given: Given;
 }
 
 type Given = (looks: InputLooks) => string | undefined;
@@ -72,6 +74,7 @@ function personFor(given: Given, random: Random, formula: boolean): Person {
     phone: given('phone'),
     age: 0,
     formula,
+    given,
   };
 }
 
@@ -80,7 +83,7 @@ function groupValue(field: GroupField, random: Random, person: Person, empty: bo
   const make = random.pick(P.VEHICLES);
   const hasApartment = random.chance(0.25);
   for (const [leaf, spec] of Object.entries(field.fields)) {
-    if (empty) {
+    if (empty || !computable(spec, person.given)) {
       group[leaf] = '';
     } else if (spec.looks === 'vehicle-make') {
       group[leaf] = make[0];
@@ -93,6 +96,12 @@ function groupValue(field: GroupField, random: Random, person: Person, empty: bo
     }
   }
   return group;
+}
+
+/** Scores are "empty when not computed": a score needs each of its items among the inputs. */
+function computable(spec: LeafField, given: Given): boolean {
+  if (spec.computedFrom === undefined) return true;
+  return spec.computedFrom.every((anyOf) => anyOf.some((looks) => given(looks) !== undefined));
 }
 
 function leafValue(spec: LeafField, random: Random, person: Person): Json {

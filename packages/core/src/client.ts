@@ -1,0 +1,162 @@
+// The SDK: `createClient({ apiKey })` gives one method per operation (`client.phoneLookup({ Phone })`)
+// over fetch, for Node 20+ and browsers. Each call validates and normalises locally (sending nothing
+// when the input is invalid), then sends with core's retry policy, and resolves to a record, no
+// match or an error; it never throws for a failed call. Not part of the universal entry: it uses
+// fetch and timers, which Apps Script lacks.
+
+import { callOperation } from './call.js';
+import { OPERATIONS, type Operation } from './catalog.js';
+import type { CallResult, EnrichClient, MethodOptions } from './client-types.js';
+import { callError } from './errors.js';
+import { createFetchTransport } from './fetch-transport.js';
+import type { LeafField, OutputShape } from './outputs.js';
+import type { LeafValue, Outcome, OutputRecord } from './response.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
+import { checkBaseUrl, DEFAULT_BASE_URL, DEFAULT_BASE_URL_V3, type Settings } from './settings.js';
+
+export interface ClientOptions {
+  /** Sent in the x-api-key header; never put in an error message. */
+  readonly apiKey: string;
+  /** Base of the v2 operations; default `DEFAULT_BASE_URL`. HTTPS, or http:// on loopback only. */
+  readonly baseUrl?: string;
+  /** Base of the v3 operations; default `DEFAULT_BASE_URL_V3`. */
+  readonly baseUrlV3?: string;
+  /** The fetch to send with; default the platform's own. */
+  readonly fetch?: typeof fetch;
+  /** Give up on one attempt after this long; default 30 s. */
+  readonly timeoutMs?: number;
+  /** Changes to core's retry policy (429, 5xx and network failures, with backoff and jitter). */
+  readonly retry?: Partial<RetryPolicy>;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/**
+ * A client of the nine operations. Throws a TypeError at once for what code must fix (no key, a
+ * base URL that is not allowed); every failure of a call is in its result instead.
+ */
+export function createClient(options: ClientOptions): EnrichClient {
+  if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '')
+    throw new TypeError('createClient: apiKey is required');
+  const settings: Settings = {
+    apiKey: options.apiKey,
+    baseUrl: options.baseUrl ?? DEFAULT_BASE_URL,
+    baseUrlV3: options.baseUrlV3 ?? DEFAULT_BASE_URL_V3,
+  };
+  for (const [label, url] of [
+    ['baseUrl', settings.baseUrl],
+    ['baseUrlV3', settings.baseUrlV3],
+  ] as const) {
+    const checked = checkBaseUrl(label, url);
+    if (!checked.ok) throw new TypeError(`createClient: ${checked.message}`);
+  }
+  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+
+  const call = async (op: Operation, input: unknown, callOptions: MethodOptions = {}) => {
+    const { signal } = callOptions;
+    signal?.throwIfAborted();
+    const transport = createFetchTransport({
+      timeoutMs,
+      ...(signal ? { signal } : {}),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+    const report = await callOperation(op, input, {
+      transport,
+      settings,
+      policy,
+      sleep: (ms) => sleep(ms, signal),
+      now: Date.now,
+      isCancelled: () => signal?.aborted === true,
+    });
+    // An aborted call rejects with the signal's reason, as fetch does, whatever the last attempt gave.
+    signal?.throwIfAborted();
+    return resultOf(op, report.outcome);
+  };
+
+  const client: Record<string, (input: unknown, callOptions?: MethodOptions) => Promise<unknown>> = {};
+  for (const op of OPERATIONS)
+    client[methodName(op.title)] = (input, callOptions) => call(op, input, callOptions);
+  return client as unknown as EnrichClient;
+}
+
+/** `Phone Lookup` → `phoneLookup`, `TCPA Verify` → `tcpaVerify` (the type MethodName says the same). */
+export function methodName(title: string): string {
+  const [first = '', ...rest] = title.split(' ');
+  return first.toLowerCase() + rest.map((w) => w.charAt(0).toUpperCase() + w.slice(1).toLowerCase()).join('');
+}
+
+/**
+ * Maps core's outcome to the SDK's three kinds. A record and no match pass through; every other
+ * kind (an error, or an answer whose body could not be read) is an error to the caller.
+ */
+export function resultOf(op: Operation, outcome: Outcome): CallResult<unknown> {
+  if (outcome.kind === 'record') {
+    // Whatever else the reader kept beside the record (RecordDetails) is passed on as it is.
+    const { kind: _kind, status: _status, record, ...details } = outcome;
+    return { kind: 'record', record: typedRecord(op.output, record), ...details };
+  }
+  if (outcome.kind === 'no-match') return { kind: 'no-match' };
+  if ('error' in outcome) return { kind: 'error', error: outcome.error };
+  const other = outcome as { kind: string; status?: number; reason?: string };
+  return {
+    kind: 'error',
+    error: callError(
+      'bad-response',
+      `The service answered with something unexpected (${other.kind}${other.reason ? `: ${other.reason}` : ''}).`,
+      other.status === undefined ? {} : { status: other.status },
+    ),
+  };
+}
+
+type Leaf = string | number | boolean | null;
+
+/**
+ * The record with exactly the catalog's fields and types, whatever arrived: a group that is not an
+ * object gives empty leaves, text gives text, and a number or boolean that is not one gives null.
+ */
+export function typedRecord(shape: OutputShape, record: OutputRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(shape)) {
+    const value = record[name];
+    if (field.type === 'object') {
+      const group = value !== null && typeof value === 'object' ? value : {};
+      const leaves: Record<string, Leaf> = {};
+      for (const [leaf, spec] of Object.entries(field.fields)) leaves[leaf] = typedLeaf(spec, group[leaf]);
+      out[name] = leaves;
+    } else {
+      out[name] = typedLeaf(field, value as LeafValue | undefined);
+    }
+  }
+  return out;
+}
+
+function typedLeaf(spec: LeafField, value: LeafValue | undefined): Leaf {
+  switch (spec.type) {
+    case 'number':
+      if (typeof value === 'number') return value;
+      if (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value.trim())) return Number(value);
+      return null;
+    case 'boolean':
+      if (typeof value === 'boolean') return value;
+      if (value === 'true' || value === 'false') return value === 'true';
+      return null;
+    case 'string':
+      if (value === null || value === undefined) return spec.nullable ? null : '';
+      return typeof value === 'string' ? value : String(value);
+  }
+}
+
+/** A wait that ends early when the call is aborted (the caller then stops). */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
