@@ -2,9 +2,16 @@
 // each distinct valid request.
 //
 // How a run survives being killed: every paid answer is appended to the answer cache (the journal)
-// the moment it arrives; the output is written to <out>.partial and renamed over <out> only when
-// every row is in it. Running the same command again reads the file from the top, answers what the
-// journal already holds without sending anything, sends the rest, and writes the whole output again.
+// the moment it arrives, and its row counts as done only once the answer is durably there; the
+// output is written to <out>.partial and renamed over <out> only when every row is in it. Running
+// the same command again reads the file from the top, answers what the journal already holds
+// without sending anything, sends the rest, and writes the whole output again.
+//
+// How it stops: on Ctrl-C (the signal) nothing more is sent and every wait ends; requests on the
+// wire get graceMs to answer (their answers are journaled), then are abandoned and counted as
+// "may have been paid". When the journal cannot be written (disk full) the run stops sending, keeps
+// the answers that could not be written in memory, removes its partial output to free space, and
+// saves them (journal, else a rescue file); the summary says where.
 
 import { once } from 'node:events';
 import { closeSync, createWriteStream, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
@@ -13,10 +20,11 @@ import type { Readable, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { Operation } from '@enrich/core';
 import { type Options as StringifyOptions, stringify } from 'csv-stringify';
-import { AnswerStore } from './answer-store.js';
+import { AnswerStore, type SaveReport } from './answer-store.js';
 import { BoundedMap } from './bounded-map.js';
 import { openCsv, rowPlanner } from './csv-rows.js';
 import { CommandError, EXIT } from './exit-codes.js';
+import { acquireLock, type FileLock } from './file-lock.js';
 import type { ProgressReporter } from './progress.js';
 import { invalidResult, type RowResult, resultOf } from './row-result.js';
 import { Sender, type SenderOptions, type StopReason } from './sender.js';
@@ -41,7 +49,20 @@ export interface BulkOptions {
   readonly windowRows?: number;
   /** Answers kept in memory; the rest are read back from the cache file. */
   readonly memoryAnswers?: number;
+  /** Namespaces of earlier versions whose answers are this service's too. */
+  readonly alsoReads?: readonly string[];
+  /** How long requests in flight may still answer after the signal (then they are abandoned). */
+  readonly graceMs?: number;
+  /** Aborted to abandon requests in flight; the transport should be given its signal too. */
+  readonly abandon?: AbortController;
+  /** Applied to every line written to the journal. */
+  readonly scrub?: (text: string) => string;
+  /** Where answers that could not be journaled go (default: the temp directory). */
+  readonly rescueDir?: string;
 }
+
+/** Requests on the wire get this long after Ctrl-C; with the rest of the shutdown, under 10 s. */
+export const GRACE_MS = 8000;
 
 export interface InvalidExample {
   /** As a spreadsheet numbers it: the header is row 1. */
@@ -77,7 +98,19 @@ export interface BulkSummary {
   throttled: number;
   invalidExamples: InvalidExample[];
   stopped: StopReason | undefined;
-  /** False when interrupted: the output was not written. */
+  /** When the service said to come back (a Retry-After over the cap), as an ISO date. */
+  resumeAt: string | undefined;
+  /** Requests abandoned in flight when the run was interrupted: the service may have billed them. */
+  abandoned: number;
+  /** Lines of the cache file that could not be read (skipped). */
+  unreadableCacheLines: number;
+  /** Answers an earlier run could not journal, imported from its rescue file. */
+  rescuedImported: number;
+  /** When the journal could not be written: where the answers that arrived went. */
+  unsaved: SaveReport | undefined;
+  /** Why the output file could not be written, if it could not. */
+  outputError: string | undefined;
+  /** False when interrupted or stopped by a file problem: the output was not written. */
   completed: boolean;
   elapsedMs: number;
 }
@@ -104,6 +137,9 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
       namespace: options.namespace,
       maxAgeMs: options.maxAgeMs,
       now,
+      ...(options.alsoReads ? { alsoReads: options.alsoReads } : {}),
+      ...(options.scrub ? { scrub: options.scrub } : {}),
+      ...(options.rescueDir ? { rescueDir: options.rescueDir } : {}),
     });
   } catch (error) {
     csv.close();
@@ -113,7 +149,18 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
       EXIT.usage,
     );
   }
-  const sender = new Sender({ ...options.sender, op });
+  let outputLock: FileLock;
+  try {
+    mkdirSync(dirname(options.outPath), { recursive: true });
+    outputLock = acquireLock(options.outPath, 'output');
+  } catch (error) {
+    csv.close();
+    store.close();
+    if (error instanceof CommandError) throw error;
+    throw new CommandError(`Cannot write ${options.outPath}: ${(error as Error).message}`, EXIT.usage);
+  }
+  const abandon = options.abandon ?? new AbortController();
+  const sender = new Sender({ ...options.sender, op, abandonSignal: abandon.signal });
   const summary: BulkSummary = {
     operation: op.id,
     input: (options.display ?? String)(options.inPath),
@@ -134,13 +181,25 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
     throttled: 0,
     invalidExamples: [],
     stopped: undefined,
+    resumeAt: undefined,
+    abandoned: 0,
+    unreadableCacheLines: store.unreadableLines,
+    rescuedImported: store.imported,
+    unsaved: undefined,
+    outputError: undefined,
     completed: false,
     elapsedMs: 0,
   };
 
   const tempPath = `${options.outPath}.partial`;
-  mkdirSync(dirname(options.outPath), { recursive: true });
   const file = createWriteStream(tempPath);
+  // The output's disk can fill too: stop (every answer so far is in the journal) rather than crash.
+  let outputError: Error | undefined;
+  file.on('error', (error) => {
+    outputError ??= error;
+    sender.halt(`the output ${tempPath} could not be written (${describeError(error)})`);
+    wakeOnAbort();
+  });
   // A larger buffer than Node's 16 objects, so that reading pauses for the disk less often.
   const out = stringify({ highWaterMark: 256 } as StringifyOptions);
   writeInBatches(out, file);
@@ -201,12 +260,25 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
       wake();
     }
   };
+  // Stops reading rows: the run is ending.
+  let ending: () => void = () => undefined;
+  const ended = new Promise<void>((resolve) => {
+    ending = resolve;
+  });
   const wakeOnAbort = () => {
-    sender.cancel();
     roomWaiter?.();
     roomWaiter = undefined;
+    ending();
   };
-  signal?.addEventListener('abort', wakeOnAbort, { once: true });
+  let graceTimer: NodeJS.Timeout | undefined;
+  const onSignal = () => {
+    sender.cancel();
+    wakeOnAbort();
+    graceTimer = setTimeout(() => abandon.abort(), options.graceMs ?? GRACE_MS);
+  };
+  if (signal?.aborted) onSignal();
+  else signal?.addEventListener('abort', onSignal, { once: true });
+  let journalBroken = false;
 
   const answerFor = (key: string): RowResult | undefined => {
     const remembered = answers.get(key);
@@ -223,11 +295,19 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
     pending.set(key, slot);
     const task = sender
       .send(input)
-      .then((sent) => {
+      .then(async (sent) => {
         let result: RowResult;
         if (sent.sent) {
-          // Journal first: once the answer is on disk, no later run pays for it again.
-          if (sent.billable) store.put(key, sent.outcome);
+          // Journal first: once the answer is durably on disk, no later run pays for it again. A
+          // row whose answer is not durable is not done (and the run stops: see saveUnsaved).
+          if (sent.billable && !(await store.put(key, sent.outcome))) {
+            if (!journalBroken) {
+              journalBroken = true;
+              sender.halt(`the answer cache could not be written (${describeError(store.failure)})`);
+              wakeOnAbort();
+            }
+            return;
+          }
           result = resultOf(op, sent.outcome, columns);
         } else {
           result = { status: `error: ${sent.reason}`, cells: columns.map(() => '') };
@@ -256,7 +336,7 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
 
   try {
     for (;;) {
-      if (signal?.aborted || failure) break;
+      if (signal?.aborted || failure || journalBroken || outputError) break;
       const next = await csv.rows.next();
       if (next.done) break;
       const row = next.value;
@@ -288,34 +368,53 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
           roomWaiter = resolve;
         });
       }
-      if (out.writableNeedDrain) await once(out, 'drain');
+      if (out.writableNeedDrain) await Promise.race([once(out, 'drain'), ended]);
     }
     // What was sent is waited for even when interrupted: its answers are paid for, so journal them.
+    // (On Ctrl-C only for graceMs: then the sender abandons them and they settle at once.)
     while (tasks.size > 0) await Promise.all([...tasks]);
     if (failure) throw failure;
     flush();
-    summary.completed = !signal?.aborted;
+    summary.completed = !signal?.aborted && !journalBroken && !outputError;
   } finally {
-    signal?.removeEventListener('abort', wakeOnAbort);
+    clearTimeout(graceTimer);
+    signal?.removeEventListener('abort', onSignal);
     options.progress?.stop();
     csv.close();
-    store.close();
     out.end();
     await finished(file).catch(() => undefined);
+    if (outputError) summary.completed = false;
     summary.transactions = sender.spent;
     summary.requests = sender.started;
     summary.attempts = sender.attempts;
     summary.throttled = sender.throttled;
+    summary.abandoned = sender.abandoned;
+    summary.resumeAt = sender.resumeAt === undefined ? undefined : new Date(sender.resumeAt).toISOString();
     summary.stopped = sender.stopReason === 'interrupted' ? undefined : sender.stopReason;
-    summary.elapsedMs = now() - startedAt;
-    if (summary.completed) {
-      fsyncFile(tempPath);
-      renameSync(tempPath, options.outPath);
-    } else {
-      rmSync(tempPath, { force: true });
+    summary.outputError = outputError ? describeError(outputError) : undefined;
+    try {
+      if (summary.completed) {
+        fsyncFile(tempPath);
+        renameSync(tempPath, options.outPath);
+      } else {
+        // Also frees the space the partial output took, which the unsaved answers may need.
+        rmSync(tempPath, { force: true });
+      }
+    } finally {
+      summary.unsaved = store.saveUnsaved();
+      store.close();
+      outputLock.release();
+      summary.elapsedMs = now() - startedAt;
     }
   }
   return summary;
+}
+
+function describeError(error: Error | undefined): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOSPC') return 'the disk is full';
+  if (code === 'EDQUOT') return 'the disk quota is used up';
+  return error?.message ?? 'unknown error';
 }
 
 const BATCH_CHARS = 64 * 1024;

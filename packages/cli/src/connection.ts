@@ -55,11 +55,34 @@ export function endpoints(flags: ConnectionFlags, env: ConnectIo['env']): Endpoi
   return { baseUrl, baseUrlV3, sandbox: false };
 }
 
-/** Whose answers these are: the operation's URL (no key in it), or "sandbox". */
+/**
+ * Whose answers these are, for the answer cache: "sandbox", or the normalised origin of the base the
+ * operation uses (scheme, lower-case host, no default port), followed by the base's path if it has
+ * one. `https://API.Example.com:443/` and `https://api.example.com` are one service: the same
+ * answers, never paid twice. (The request key already names the operation.)
+ */
 export function namespaceFor(op: Operation, where: Endpoints): string {
   if (where.sandbox) return SANDBOX_NAMESPACE;
+  return normaliseBase(op.version === 'v3' ? where.baseUrlV3 : where.baseUrl);
+}
+
+/** The namespaces earlier versions wrote for the same service (the operation's URL as typed). */
+export function legacyNamespaces(op: Operation, where: Endpoints): string[] {
+  if (where.sandbox) return [];
   const url = operationUrl(op, where);
-  return url.ok ? url.url : op.id;
+  return url.ok ? [url.url] : [];
+}
+
+export function normaliseBase(base: string): string {
+  let url: URL;
+  try {
+    url = new URL(base.trim());
+  } catch {
+    return base.trim();
+  }
+  // URL lower-cases the scheme and host and drops the scheme's default port.
+  const path = url.pathname.replace(/\/+$/, '');
+  return `${url.origin}${path}`;
 }
 
 export async function connect(flags: ConnectionFlags, io: ConnectIo): Promise<Connection> {

@@ -10,6 +10,7 @@ export interface DryRunOptions {
   readonly inPath: string;
   readonly cachePath: string;
   readonly namespace: string;
+  readonly alsoReads?: readonly string[];
   readonly maxAgeMs: number;
   readonly overrides: Readonly<Record<string, string>>;
   readonly maxTransactions?: number | undefined;
@@ -40,6 +41,7 @@ export async function dryRun(options: DryRunOptions): Promise<DryRunSummary> {
   const store = AnswerStore.open({
     path: options.cachePath,
     namespace: options.namespace,
+    ...(options.alsoReads ? { alsoReads: options.alsoReads } : {}),
     maxAgeMs: options.maxAgeMs,
     readOnly: true,
     now: options.now,

@@ -20,6 +20,11 @@ export const EXIT = {
   service: 7,
   /** A bulk run stopped at its --max-transactions budget. */
   budget: 8,
+  /**
+   * A file could not be written (disk full, say): the run stopped; the answers that arrived were
+   * journaled, or saved elsewhere, or listed as lost (the summary says which).
+   */
+  storage: 9,
   /** Ctrl-C or SIGTERM. */
   interrupted: 130,
 } as const;

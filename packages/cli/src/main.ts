@@ -12,14 +12,16 @@ import {
   squash,
 } from '@enrich/core';
 import { Command, CommanderError, Option } from 'commander';
-import { runBulk } from './bulk.js';
-import { type ConnectIo, connect, endpoints, namespaceFor } from './connection.js';
+import { GRACE_MS, runBulk } from './bulk.js';
+import { type ConnectIo, connect, endpoints, legacyNamespaces, namespaceFor } from './connection.js';
 import { dryRun } from './dry-run.js';
 import { CommandError, EXIT, type ExitCode } from './exit-codes.js';
 import { runOneOff } from './one-off.js';
 import { parseDuration, parseMap, parseRate, parseWhole } from './options.js';
 import { barProgress, lineProgress, type ProgressReporter } from './progress.js';
-import { bulkReport, dryRunReport } from './report.js';
+import { bulkNotes, bulkReport, dryRunReport } from './report.js';
+import { distinctFiles } from './same-file.js';
+import { MAX_RETRY_AFTER_MS } from './sender.js';
 import { bulkTransport } from './transport.js';
 
 export interface Io extends ConnectIo {
@@ -48,6 +50,7 @@ const COMMON = [
   'rate',
   'max-transactions',
   'max-attempts',
+  'max-retry-after',
   'timeout',
   'dry-run',
   'json',
@@ -148,6 +151,11 @@ function buildCommand(op: Operation, io: Io): Command {
       'tries per request on 5xx, 429 and network errors',
       String(DEFAULT_RETRY_POLICY.maxAttempts),
     )
+    .option(
+      '--max-retry-after <seconds>',
+      'wait at most this long when the service says Retry-After; a longer wait stops the run',
+      String(MAX_RETRY_AFTER_MS / 1000),
+    )
     .option('--timeout <seconds>', 'give up on one attempt after this long', '30')
     .option('--dry-run', 'count rows, invalid rows and the transactions a run would spend; send nothing')
     .option('--json', 'print the result (or the run summary) as JSON')
@@ -197,6 +205,7 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
     maxAttempts: parseWhole(str('maxAttempts') ?? '', '--max-attempts', 1, 100),
   };
   const timeoutMs = parseWhole(str('timeout') ?? '', '--timeout', 1, 3600) * 1000;
+  const maxRetryAfterMs = parseWhole(str('maxRetryAfter') ?? '', '--max-retry-after', 0, 86_400) * 1000;
   const connection = { sandbox: o.sandbox === true, baseUrl: str('baseUrl'), baseUrlV3: str('baseUrlV3') };
   const json = o.json === true;
   const fieldsFlag = str('fields');
@@ -216,6 +225,7 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
       ? {
           path: resolve(io.cwd, cacheFlag),
           namespace: namespaceFor(op, endpoints(connection, io.env)),
+          alsoReads: legacyNamespaces(op, endpoints(connection, io.env)),
           maxAgeMs: parseDuration(str('maxAge') ?? DEFAULT_MAX_AGE, '--max-age'),
         }
       : undefined;
@@ -230,8 +240,14 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
 
   const inPath = resolve(io.cwd, inFlag);
   const outPath = resolve(io.cwd, str('out') ?? defaultOut(inFlag, op));
-  if (outPath === inPath) throw new CommandError('--out must not be the input file', EXIT.usage);
   const cachePath = resolve(io.cwd, str('cache') ?? join(dirname(outPath), CACHE_FILE));
+  // Compared as real paths (links resolved): the journal appended to the input, or the output
+  // written over it, would destroy the user's data.
+  distinctFiles([
+    ['--in', inPath],
+    ['--out', outPath],
+    ['--cache', cachePath],
+  ]);
   const maxAgeMs = parseDuration(str('maxAge') ?? DEFAULT_MAX_AGE, '--max-age');
   const overrides = parseMap((o.map as string[] | undefined) ?? []);
   const budgetFlag = str('maxTransactions');
@@ -239,6 +255,7 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
     budgetFlag === undefined ? undefined : parseWhole(budgetFlag, '--max-transactions', 0);
   const where = endpoints(connection, io.env);
   const namespace = namespaceFor(op, where);
+  const alsoReads = legacyNamespaces(op, where);
   const display = (path: string) => {
     const near = relative(io.cwd, path);
     return near === '' || near.startsWith('..') || isAbsolute(near) ? path : near;
@@ -250,6 +267,7 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
       inPath,
       cachePath,
       namespace,
+      alsoReads,
       maxAgeMs,
       overrides,
       maxTransactions,
@@ -270,10 +288,18 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
       : lineProgress(io.stderr, op.title, progressEveryMs);
 
   const controller = new AbortController();
+  const abandon = new AbortController();
   io.signal?.addEventListener('abort', () => controller.abort(), { once: true });
   const onSignal = () => {
-    if (controller.signal.aborted) process.exit(EXIT.interrupted);
-    io.stderr.write('\nStopping: waiting for the requests in flight (press Ctrl-C again to quit at once).\n');
+    if (controller.signal.aborted) {
+      io.stderr.write(
+        '\nQuit at once. Answers that had arrived are in the answer cache; requests still in flight may have been paid for, and a rerun asks for them again.\n',
+      );
+      process.exit(EXIT.interrupted);
+    }
+    io.stderr.write(
+      `\nStopping: nothing more is sent; requests in flight get ${GRACE_MS / 1000} s to answer (press Ctrl-C again to quit at once).\n`,
+    );
     controller.abort();
   };
   if (io.handleSignals) {
@@ -289,18 +315,21 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
       cachePath,
       display,
       namespace,
+      alsoReads,
       maxAgeMs,
       columns: columns ?? outputColumns(op),
       overrides,
       progress,
       signal: controller.signal,
+      abandon,
       sender: {
         settings: conn.settings,
-        transport: bulkTransport(timeoutMs),
+        transport: bulkTransport(timeoutMs, abandon.signal),
         policy,
         concurrency,
         ratePerSecond,
         maxTransactions,
+        maxRetryAfterMs,
         sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
         now: Date.now,
         onRetry: () => undefined,
@@ -315,6 +344,9 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
     } else {
       io.stdout.write(`${bulkReport(op.title, summary)}\n`);
     }
+    const notes = bulkNotes(summary, cachePath);
+    if (notes) io.stderr.write(`${notes}\n`);
+    if (summary.unsaved || summary.outputError) return EXIT.storage;
     if (!summary.completed) {
       io.stderr.write(
         `Interrupted: ${summary.transactions} answers from this run are saved in ${cachePath}; ${outPath} was not written. Run the same command again to carry on.\n`,
@@ -328,6 +360,11 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
       process.off('SIGTERM', onSignal);
     }
     await conn.close();
+    // Whatever still holds the process (a socket the service keeps open) must not keep an
+    // interrupted run alive: the exit code is set, so end shortly after (unref: only if needed).
+    if (controller.signal.aborted && io.handleSignals) {
+      setTimeout(() => process.exit(), 500).unref();
+    }
   }
 }
 

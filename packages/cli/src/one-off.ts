@@ -51,7 +51,12 @@ export async function runOneOff(options: OneOffOptions): Promise<ExitCode> {
       return printOutcome(options, checked.input, cached);
     }
     const outcome = await call(options, checked.input);
-    if (store && isBillable(outcome)) store.put(key, outcome);
+    if (store && isBillable(outcome) && !(await store.put(key, outcome))) {
+      // The answer is paid for: print it anyway, and say that it is not kept.
+      io.stderr.write(
+        `This answer could not be added to the answer cache ${store.path} (${store.failure?.message ?? 'write failed'}); asking again would be paid for again.\n`,
+      );
+    }
     return printOutcome(options, checked.input, outcome);
   } finally {
     store?.close();

@@ -22,9 +22,52 @@ export function bulkReport(title: string, s: BulkSummary): string {
   const lines = [`${title}: ${s.input} -> ${s.output}`, indent(twoColumns(rows))];
   lines.push(...examples(s.invalidExamples));
   lines.push(`  answer cache: ${s.cache}`);
-  if (s.stopped)
-    lines.push(`  stopped sending: ${stopText(s.stopped)}; run the same command again to carry on`);
+  if (s.stopped) {
+    const when = s.resumeAt ? ` after ${s.resumeAt} (when the service said to come back)` : '';
+    lines.push(`  stopped sending: ${stopText(s.stopped)}; run the same command again${when} to carry on`);
+  }
   return lines.join('\n');
+}
+
+/** What the user must know beyond the counts (for stderr): files, abandoned requests, lost answers. */
+export function bulkNotes(s: BulkSummary, cachePath: string): string {
+  const notes: string[] = [];
+  if (s.unreadableCacheLines > 0) {
+    notes.push(
+      `${n(s.unreadableCacheLines)} line${s.unreadableCacheLines === 1 ? '' : 's'} of the answer cache could not be read (torn by a kill, or not an answer) and ${s.unreadableCacheLines === 1 ? 'was' : 'were'} skipped.`,
+    );
+  }
+  if (s.rescuedImported > 0) {
+    notes.push(
+      `${n(s.rescuedImported)} answers that an earlier run could not write (disk full) were moved into the answer cache from its rescue file.`,
+    );
+  }
+  if (s.abandoned > 0) {
+    notes.push(
+      `${n(s.abandoned)} request${s.abandoned === 1 ? ' was' : 's were'} still in flight when the run stopped and ${s.abandoned === 1 ? 'was' : 'were'} abandoned: the service may have been paid for ${s.abandoned === 1 ? 'it' : 'them'}, and a rerun asks again.`,
+    );
+  }
+  if (s.outputError) {
+    notes.push(
+      `The output could not be written (${s.outputError}); it was not written. Every answer that arrived is in the answer cache: free some space and run the same command again; nothing is bought twice.`,
+    );
+  }
+  const u = s.unsaved;
+  if (u) {
+    const what = `The answer cache ${cachePath} could not be written (${u.reason}); the run stopped sending and the output was not written.`;
+    if (u.count === 0) notes.push(`${what} No answer was lost: every answer that arrived is in it.`);
+    else if (u.where === 'journal')
+      notes.push(`${what} ${n(u.count)} answers that arrived meanwhile were written to it after all: none lost.`);
+    else if (u.where === 'rescue')
+      notes.push(
+        `${what} ${n(u.count)} paid answers that could not go into it were saved in ${u.rescuePath}; the next run with this cache moves them into it, so none is bought again.`,
+      );
+    else
+      notes.push(
+        `${what} ${n(u.count)} paid answer${u.count === 1 ? '' : 's'} could not be saved anywhere; a rerun buys ${u.count === 1 ? 'it' : 'them'} again (and nothing else).`,
+      );
+  }
+  return notes.join('\n');
 }
 
 export function dryRunReport(title: string, s: DryRunSummary, budget: number | undefined): string {
@@ -68,9 +111,11 @@ function stopText(reason: string): string {
     case 'auth':
       return 'the API key was refused (401)';
     case 'allowance':
-      return 'the transaction allowance is used up (429)';
+      return 'the transaction allowance is used up, or the service asked for a long wait (429)';
     case 'service':
       return 'the service kept failing';
+    case 'storage':
+      return 'a file could not be written';
     default:
       return reason;
   }

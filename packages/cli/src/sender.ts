@@ -1,12 +1,18 @@
 // Sends the distinct requests of a bulk run: a fixed number at a time, at most --rate per second,
-// all of them paused while the service says 429 (for as long as its Retry-After asks), retried per
-// core's policy, and stopped for good - the rest marked "not sent" - when going on would be waste:
-// the budget is spent, the key is refused, the allowance is gone, or the service is down.
+// all of them paused while the service says 429 (for as long as its Retry-After asks, up to a cap),
+// retried per core's policy, and stopped for good - the rest marked "not sent" - when going on would
+// be waste: the budget is spent, the key is refused, the allowance is gone (or the service asks for
+// a wait longer than the cap), the service is down, or the answers can no longer be journaled.
+//
+// Stopping on Ctrl-C: cancel() stops sending and wakes every wait at once (a Retry-After pause, a
+// retry backoff); requests already on the wire go on until abandon(), after which their rows say
+// "may have been paid": the service may have billed an answer that never arrived.
 import {
   buildRequest,
   type CallError,
   type CleanInput,
   type HttpRequest,
+  type HttpResponse,
   isBillable,
   type Operation,
   type Outcome,
@@ -18,11 +24,16 @@ import {
 } from '@enrich/core';
 import pLimit from 'p-limit';
 
-export type StopReason = 'budget' | 'auth' | 'allowance' | 'service' | 'interrupted';
+export type StopReason = 'budget' | 'auth' | 'allowance' | 'service' | 'storage' | 'interrupted';
 
 export type SendResult =
   | { readonly sent: true; readonly outcome: Outcome; readonly billable: boolean }
-  | { readonly sent: false; readonly reason: string };
+  | { readonly sent: false; readonly reason: string; readonly mayHaveBeenPaid?: boolean };
+
+/** Default cap on a Retry-After wait; a longer one stops the run (core's default too). */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+const ABANDONED = 'abandoned when the run was interrupted: the service may have been paid for it';
 
 export interface SenderOptions {
   readonly op: Operation;
@@ -41,7 +52,20 @@ export interface SenderOptions {
   /** Consecutive requests that end in a server or network error before the run stops sending. */
   readonly failureLimit?: number;
   readonly onRetry?: (info: { delayMs: number; error: CallError }) => void;
+  /** A Retry-After longer than this stops the run instead of pausing it. */
+  readonly maxRetryAfterMs?: number;
+  /** Aborted when requests in flight are to be abandoned (also given to the transport, to close them). */
+  readonly abandonSignal?: AbortSignal;
 }
+
+/** Where one request stands: how many attempts left, and whether one was abandoned on the wire. */
+interface WireState {
+  abandoned: boolean;
+  wireAttempts: number;
+}
+
+class NotSent extends Error {}
+class Abandoned extends Error {}
 
 export class Sender {
   /** Billable answers received: the transactions this run spent. */
@@ -52,31 +76,62 @@ export class Sender {
   attempts = 0;
   /** 429 answers received. */
   throttled = 0;
+  /** Requests abandoned in flight (Ctrl-C): possibly paid, answer never received. */
+  abandoned = 0;
   stopReason: StopReason | undefined;
+  /** When the service said to come back, if it asked for a wait longer than the cap (epoch ms). */
+  resumeAt: number | undefined;
   private stopMessage = '';
+  private readonly wakeUp = new AbortController();
   private inFlight = 0;
   private pausedUntil = 0;
   private nextSlot = 0;
   private lastAnswerAt = Number.NEGATIVE_INFINITY;
   private failuresInARow = 0;
   private readonly limit: ReturnType<typeof pLimit>;
-  private readonly gated: Transport;
   private idleWaiters: (() => void)[] = [];
   private outstanding = 0;
 
   constructor(private readonly options: SenderOptions) {
     this.limit = pLimit(options.concurrency);
-    this.gated = async (request: HttpRequest) => {
+  }
+
+  // The transport as one request sees it: waits its turn (rate, 429 pause), and can be abandoned.
+  private gate(state: WireState): Transport {
+    const { options } = this;
+    return async (request: HttpRequest) => {
       await this.waitTurn();
+      if (this.stopReason === 'interrupted') throw new NotSent('interrupted');
       this.attempts++;
-      const response = await options.transport(request);
+      if (state.wireAttempts++ === 0) this.started++;
+      let response: HttpResponse;
+      try {
+        response = await abandonable(options.transport(request), options.abandonSignal);
+      } catch (error) {
+        if (error instanceof Abandoned || options.abandonSignal?.aborted) state.abandoned = true;
+        throw error;
+      }
       if (response.status === 429) {
         this.throttled++;
-        const pause = parseRetryAfter(response.headers['retry-after']) ?? options.defaultPauseMs ?? 1000;
-        this.pausedUntil = Math.max(this.pausedUntil, options.now() + pause);
+        this.pauseFor(parseRetryAfter(response.headers['retry-after']));
       }
       return response;
     };
+  }
+
+  // All requests wait as long as the service asks; a wait longer than the cap stops the run.
+  private pauseFor(retryAfterMs: number | undefined): void {
+    const { now, defaultPauseMs, maxRetryAfterMs = MAX_RETRY_AFTER_MS } = this.options;
+    const pause = retryAfterMs ?? defaultPauseMs ?? 1000;
+    if (pause > maxRetryAfterMs) {
+      this.resumeAt = Math.max(this.resumeAt ?? 0, now() + pause);
+      this.stop(
+        'allowance',
+        `not sent: the service asked to wait ${waitText(pause)} (Retry-After), longer than the ${waitText(maxRetryAfterMs)} this run waits; run again after ${new Date(this.resumeAt).toISOString()}`,
+      );
+      return;
+    }
+    this.pausedUntil = Math.max(this.pausedUntil, now() + pause);
   }
 
   send(input: CleanInput): Promise<SendResult> {
@@ -87,9 +142,15 @@ export class Sender {
     });
   }
 
-  /** Stops sending (Ctrl-C): queued requests come back "not sent", retries end. */
+  /** Stops sending (Ctrl-C): queued requests come back "not sent", retries and waits end at once. */
   cancel(): void {
     this.stop('interrupted', 'not sent: the run was interrupted');
+    this.wakeUp.abort();
+  }
+
+  /** Stops sending because answers can no longer be kept (the journal cannot be written). */
+  halt(message: string): void {
+    this.stop('storage', `not sent: ${message}`);
   }
 
   /** Resolves once every request handed to send() has settled. */
@@ -112,21 +173,29 @@ export class Sender {
     const built = buildRequest(op, input, this.options.settings);
     if (!built.ok) return { sent: true, outcome: configError(built.message), billable: false };
     this.inFlight++;
-    this.started++;
     const startedAt = this.options.now();
+    const state: WireState = { abandoned: false, wireAttempts: 0 };
     try {
       const report = await sendWithRetry(op, built.request, {
-        transport: this.gated,
+        transport: this.gate(state),
         settings: this.options.settings,
         policy: this.options.policy,
-        sleep: this.options.sleep,
+        sleep: (ms) => this.sleep(ms),
         now: this.options.now,
         random: this.options.random,
-        isCancelled: () => this.stopReason === 'interrupted',
+        // A wait longer than the cap stops the retries of requests already sent, too.
+        isCancelled: () => this.stopReason === 'interrupted' || this.resumeAt !== undefined,
         onRetry: ({ delayMs, outcome }) => {
           if (outcome.kind === 'error') this.options.onRetry?.({ delayMs, error: outcome.error });
         },
       });
+      if (state.abandoned) {
+        // Its attempt was on the wire when the run gave up on it.
+        this.abandoned++;
+        return { sent: false, reason: ABANDONED, mayHaveBeenPaid: true };
+      }
+      // Interrupted before it ever left: nothing was sent, nothing paid.
+      if (state.wireAttempts === 0) return { sent: false, reason: this.stopMessage };
       const { outcome } = report;
       const billable = isBillable(outcome);
       if (billable) this.spent++;
@@ -178,14 +247,55 @@ export class Sender {
   }
 
   private async waitTurn(): Promise<void> {
-    const { now, sleep, ratePerSecond } = this.options;
-    while (now() < this.pausedUntil) await sleep(this.pausedUntil - now());
+    const { now, ratePerSecond } = this.options;
+    while (now() < this.pausedUntil && !this.wakeUp.signal.aborted) await this.sleep(this.pausedUntil - now());
     if (ratePerSecond === undefined) return;
     const interval = 1000 / ratePerSecond;
     const slot = Math.max(now(), this.nextSlot);
     this.nextSlot = slot + interval;
-    if (slot > now()) await sleep(slot - now());
+    if (slot > now()) await this.sleep(slot - now());
   }
+
+  /** The caller's sleep, cut short by cancel(): no wait outlasts Ctrl-C. */
+  private sleep(ms: number): Promise<void> {
+    const { signal } = this.wakeUp;
+    if (signal.aborted) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      signal.addEventListener('abort', done, { once: true });
+      this.options.sleep(ms).then(done, done);
+    });
+  }
+}
+
+/** The transport's answer, or a rejection as soon as the run abandons requests in flight. */
+function abandonable<T>(answer: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return answer;
+  if (signal.aborted) return Promise.reject(new Abandoned('abandoned: the run was interrupted'));
+  return new Promise<T>((resolve, reject) => {
+    const abandon = () => reject(new Abandoned('abandoned: the run was interrupted'));
+    signal.addEventListener('abort', abandon, { once: true });
+    answer.then(
+      (value) => {
+        signal.removeEventListener('abort', abandon);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', abandon);
+        reject(error);
+      },
+    );
+  });
+}
+
+function waitText(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 120) return `${s} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  return `${(s / 3600).toFixed(1)} h`;
 }
 
 function configError(message: string): Outcome {

@@ -14,7 +14,7 @@ import { Agent, setGlobalDispatcher } from 'undici';
 
 let installedTimeoutMs: number | undefined;
 
-export function bulkTransport(timeoutMs: number): Transport {
+export function bulkTransport(timeoutMs: number, signal?: AbortSignal): Transport {
   if (installedTimeoutMs !== timeoutMs) {
     setGlobalDispatcher(
       new Agent({
@@ -27,5 +27,5 @@ export function bulkTransport(timeoutMs: number): Transport {
     );
     installedTimeoutMs = timeoutMs;
   }
-  return createFetchTransport();
+  return createFetchTransport(signal ? { signal } : {});
 }
