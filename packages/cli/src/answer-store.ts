@@ -64,7 +64,12 @@ export interface AnswerStoreOptions {
   readonly scrub?: (text: string) => string;
   /** Where answers that could not be journaled are rescued; the temp directory by default. */
   readonly rescueDir?: string;
+  /** fdatasync by default; tests pass one they can hold back or make fail. */
+  readonly syncFile?: (fd: number) => Promise<void>;
 }
+
+const fdatasyncAsync = (fd: number) =>
+  new Promise<void>((resolve, reject) => fdatasync(fd, (e) => (e ? reject(e) : resolve())));
 
 /** Where the answers that could not be journaled ended up. */
 export interface SaveReport {
@@ -84,6 +89,9 @@ export class AnswerStore {
   private readonly now: () => number;
   private readonly scrub: (text: string) => string;
   private readonly rescuePath: string;
+  private readonly syncFile: (fd: number) => Promise<void>;
+  /** fdatasync calls made (each covers every line written before it). */
+  syncs = 0;
   private readonly index = new Map<string, number>();
   private fd: number | undefined;
   private size = 0;
@@ -115,6 +123,7 @@ export class AnswerStore {
     this.now = options.now ?? Date.now;
     this.scrub = options.scrub ?? ((text) => text);
     this.rescuePath = rescuePathFor(options.path, options.rescueDir ?? tmpdir());
+    this.syncFile = options.syncFile ?? fdatasyncAsync;
   }
 
   static open(options: AnswerStoreOptions): AnswerStore {
@@ -124,7 +133,9 @@ export class AnswerStore {
       store.lock = acquireLock(options.path, 'answer cache');
     }
     const oldest =
-      options.maxAgeMs === Number.POSITIVE_INFINITY ? Number.NEGATIVE_INFINITY : store.now() - options.maxAgeMs;
+      options.maxAgeMs === Number.POSITIVE_INFINITY
+        ? Number.NEGATIVE_INFINITY
+        : store.now() - options.maxAgeMs;
     try {
       if (!options.readOnly || existsSync(options.path)) {
         store.fd = openSync(options.path, options.readOnly ? 'r' : 'a+');
@@ -259,7 +270,8 @@ export class AnswerStore {
     const target = this.written;
     if (fd === undefined) return;
     try {
-      await new Promise<void>((resolve, reject) => fdatasync(fd, (e) => (e ? reject(e) : resolve())));
+      this.syncs++;
+      await this.syncFile(fd);
     } catch (error) {
       this.fail(error);
       return;

@@ -57,7 +57,9 @@ export function bulkNotes(s: BulkSummary, cachePath: string): string {
     const what = `The answer cache ${cachePath} could not be written (${u.reason}); the run stopped sending and the output was not written.`;
     if (u.count === 0) notes.push(`${what} No answer was lost: every answer that arrived is in it.`);
     else if (u.where === 'journal')
-      notes.push(`${what} ${n(u.count)} answers that arrived meanwhile were written to it after all: none lost.`);
+      notes.push(
+        `${what} ${n(u.count)} answers that arrived meanwhile were written to it after all: none lost.`,
+      );
     else if (u.where === 'rescue')
       notes.push(
         `${what} ${n(u.count)} paid answers that could not go into it were saved in ${u.rescuePath}; the next run with this cache moves them into it, so none is bought again.`,

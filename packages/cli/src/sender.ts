@@ -248,7 +248,8 @@ export class Sender {
 
   private async waitTurn(): Promise<void> {
     const { now, ratePerSecond } = this.options;
-    while (now() < this.pausedUntil && !this.wakeUp.signal.aborted) await this.sleep(this.pausedUntil - now());
+    while (now() < this.pausedUntil && !this.wakeUp.signal.aborted)
+      await this.sleep(this.pausedUntil - now());
     if (ratePerSecond === undefined) return;
     const interval = 1000 / ratePerSecond;
     const slot = Math.max(now(), this.nextSlot);
