@@ -192,7 +192,8 @@ export class AnswerStore {
     try {
       offset = this.append(text);
     } catch (error) {
-      this.fail(error);
+      // Lines written before this one may still be synced: saveUnsaved() tries.
+      this.failure ??= asError(error);
       this.unsaved.set(key, text);
       return false;
     }
@@ -210,6 +211,15 @@ export class AnswerStore {
   saveUnsaved(): SaveReport | undefined {
     if (this.unsaved.size === 0 && !this.failure) return undefined;
     const reason = describeFailure(this.failure);
+    // Lines written but not yet synced when a later write failed: a sync now makes them durable.
+    if (this.notDurable.size > 0 && this.fd !== undefined) {
+      try {
+        fdatasyncSync(this.fd);
+        this.notDurable.clear();
+      } catch (error) {
+        this.fail(error);
+      }
+    }
     const count = this.unsaved.size;
     if (count === 0) return { count, where: 'journal', reason };
     const lines = [...this.unsaved.values()].map((text) => `${text}\n`).join('');
@@ -280,9 +290,9 @@ export class AnswerStore {
     for (const seq of this.notDurable.keys()) if (seq <= target) this.notDurable.delete(seq);
   }
 
-  // From now on nothing is written; answers not known to be durable are held in memory.
+  // A sync failed: from now on nothing is written; answers not known to be durable are held in memory.
   private fail(error: unknown): void {
-    this.failure ??= error instanceof Error ? error : new Error(String(error));
+    this.failure ??= asError(error);
     for (const { key, text } of this.notDurable.values()) this.unsaved.set(key, text);
     this.notDurable.clear();
   }
@@ -447,6 +457,10 @@ export function rescuePathFor(cachePath: string, dir: string): string {
   }
   const id = createHash('sha256').update(real).digest('hex').slice(0, 16);
   return join(dir, `enrich-unsaved-${id}.jsonl`);
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 function describeFailure(error: Error | undefined): string {

@@ -160,7 +160,13 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
     throw new CommandError(`Cannot write ${options.outPath}: ${(error as Error).message}`, EXIT.usage);
   }
   const abandon = options.abandon ?? new AbortController();
-  const sender = new Sender({ ...options.sender, op, abandonSignal: abandon.signal });
+  const sender = new Sender({
+    ...options.sender,
+    op,
+    abandonSignal: abandon.signal,
+    mayNotSend: () =>
+      store.failure ? `the answer cache could not be written (${describeError(store.failure)})` : undefined,
+  });
   const summary: BulkSummary = {
     operation: op.id,
     input: (options.display ?? String)(options.inPath),
@@ -293,19 +299,16 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
   const ask = (key: string, input: Parameters<Sender['send']>[0]): Slot => {
     const slot: Slot = { result: undefined };
     pending.set(key, slot);
+    // Journal first: once the answer is durably on disk, no later run pays for it again. A row
+    // whose answer is not durable is not done (and the run stops: see saveUnsaved).
     const task = sender
-      .send(input)
-      .then(async (sent) => {
+      .send(input, (outcome) => store.put(key, outcome))
+      .then((sent) => {
         let result: RowResult;
         if (sent.sent) {
-          // Journal first: once the answer is durably on disk, no later run pays for it again. A
-          // row whose answer is not durable is not done (and the run stops: see saveUnsaved).
-          if (sent.billable && !(await store.put(key, sent.outcome))) {
-            if (!journalBroken) {
-              journalBroken = true;
-              sender.halt(`the answer cache could not be written (${describeError(store.failure)})`);
-              wakeOnAbort();
-            }
+          if (sent.billable && !sent.kept) {
+            journalBroken = true;
+            wakeOnAbort();
             return;
           }
           result = resultOf(op, sent.outcome, columns);

@@ -27,7 +27,13 @@ import pLimit from 'p-limit';
 export type StopReason = 'budget' | 'auth' | 'allowance' | 'service' | 'storage' | 'interrupted';
 
 export type SendResult =
-  | { readonly sent: true; readonly outcome: Outcome; readonly billable: boolean }
+  | {
+      readonly sent: true;
+      readonly outcome: Outcome;
+      readonly billable: boolean;
+      /** A billable answer: whether keep() made it durable. */
+      readonly kept: boolean;
+    }
   | { readonly sent: false; readonly reason: string; readonly mayHaveBeenPaid?: boolean };
 
 /** Default cap on a Retry-After wait; a longer one stops the run (core's default too). */
@@ -56,6 +62,12 @@ export interface SenderOptions {
   readonly maxRetryAfterMs?: number;
   /** Aborted when requests in flight are to be abandoned (also given to the transport, to close them). */
   readonly abandonSignal?: AbortSignal;
+  /**
+   * Asked before each request: a reason not to send it (the journal can no longer keep answers),
+   * or undefined. Asked here, not only after the failing answer's row, so that no request starts in
+   * between.
+   */
+  readonly mayNotSend?: () => string | undefined;
 }
 
 /** Where one request stands: how many attempts left, and whether one was abandoned on the wire. */
@@ -134,9 +146,13 @@ export class Sender {
     this.pausedUntil = Math.max(this.pausedUntil, now() + pause);
   }
 
-  send(input: CleanInput): Promise<SendResult> {
+  /**
+   * Sends one request. `keep` journals a billable answer; it runs before the request's slot is
+   * freed, so a journal that fails stops the run before another request can start.
+   */
+  send(input: CleanInput, keep?: (outcome: Outcome) => Promise<boolean>): Promise<SendResult> {
     this.outstanding++;
-    return this.limit(() => this.attempt(input)).finally(() => {
+    return this.limit(() => this.attempt(input, keep)).finally(() => {
       this.outstanding--;
       if (this.outstanding === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
     });
@@ -159,8 +175,13 @@ export class Sender {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  private async attempt(input: CleanInput): Promise<SendResult> {
+  private async attempt(
+    input: CleanInput,
+    keep: ((outcome: Outcome) => Promise<boolean>) | undefined,
+  ): Promise<SendResult> {
     const { op, maxTransactions } = this.options;
+    const veto = this.options.mayNotSend?.();
+    if (veto !== undefined) this.halt(veto);
     if (this.stopReason) return { sent: false, reason: this.stopMessage };
     // The budget counts requests in flight too, so that it can never be overspent.
     if (maxTransactions !== undefined && this.spent + this.inFlight >= maxTransactions) {
@@ -171,12 +192,13 @@ export class Sender {
       return { sent: false, reason: this.stopMessage };
     }
     const built = buildRequest(op, input, this.options.settings);
-    if (!built.ok) return { sent: true, outcome: configError(built.message), billable: false };
+    if (!built.ok) return { sent: true, outcome: configError(built.message), billable: false, kept: false };
     this.inFlight++;
     const startedAt = this.options.now();
     const state: WireState = { abandoned: false, wireAttempts: 0 };
+    let report: Awaited<ReturnType<typeof sendWithRetry>>;
     try {
-      const report = await sendWithRetry(op, built.request, {
+      report = await sendWithRetry(op, built.request, {
         transport: this.gate(state),
         settings: this.options.settings,
         policy: this.options.policy,
@@ -189,21 +211,26 @@ export class Sender {
           if (outcome.kind === 'error') this.options.onRetry?.({ delayMs, error: outcome.error });
         },
       });
-      if (state.abandoned) {
-        // Its attempt was on the wire when the run gave up on it.
-        this.abandoned++;
-        return { sent: false, reason: ABANDONED, mayHaveBeenPaid: true };
-      }
-      // Interrupted before it ever left: nothing was sent, nothing paid.
-      if (state.wireAttempts === 0) return { sent: false, reason: this.stopMessage };
-      const { outcome } = report;
-      const billable = isBillable(outcome);
-      if (billable) this.spent++;
-      this.learn(outcome, billable, startedAt);
-      return { sent: true, outcome, billable };
     } finally {
       this.inFlight--;
     }
+    if (state.abandoned) {
+      // Its attempt was on the wire when the run gave up on it.
+      this.abandoned++;
+      return { sent: false, reason: ABANDONED, mayHaveBeenPaid: true };
+    }
+    // Interrupted before it ever left: nothing was sent, nothing paid.
+    if (state.wireAttempts === 0) return { sent: false, reason: this.stopMessage };
+    const { outcome } = report;
+    const billable = isBillable(outcome);
+    if (billable) this.spent++;
+    this.learn(outcome, billable, startedAt);
+    const kept = billable && keep ? await keep(outcome) : billable;
+    if (billable && !kept) {
+      const veto = this.options.mayNotSend?.();
+      this.halt(veto ?? 'the answer could not be kept');
+    }
+    return { sent: true, outcome, billable, kept };
   }
 
   // What one answer says about the requests still to send.
