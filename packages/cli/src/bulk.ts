@@ -24,9 +24,10 @@ import { AnswerStore, type SaveReport } from './answer-store.js';
 import { BoundedMap } from './bounded-map.js';
 import { openCsv, rowPlanner } from './csv-rows.js';
 import { CommandError, EXIT } from './exit-codes.js';
+import { ExtraColumns } from './extra-columns.js';
 import { acquireLock, type FileLock } from './file-lock.js';
 import type { ProgressReporter } from './progress.js';
-import { invalidResult, type RowResult, resultOf } from './row-result.js';
+import { invalidResult, isUnreadable, kindOf, type RowResult, resultOf } from './row-result.js';
 import { Sender, type SenderOptions, type StopReason } from './sender.js';
 
 export interface BulkOptions {
@@ -55,8 +56,12 @@ export interface BulkOptions {
   readonly graceMs?: number;
   /** Aborted to abandon requests in flight; the transport should be given its signal too. */
   readonly abandon?: AbortController;
-  /** Applied to every line written to the journal. */
+  /** Applied to every string written: journal lines, the output (the key scrubber). */
   readonly scrub?: (text: string) => string;
+  /** Add a column for every field an answer has that the description does not list (no --fields). */
+  readonly allExtras?: boolean;
+  /** Ask again (and pay again) for requests whose cached answer is paid-unreadable. */
+  readonly retryUnreadable?: boolean;
   /** Where answers that could not be journaled go (default: the temp directory). */
   readonly rescueDir?: string;
 }
@@ -87,7 +92,15 @@ export interface BulkSummary {
   /** Transactions this run spent (billable answers). */
   transactions: number;
   ok: number;
+  /** Of the ok rows, those whose answer differed from the API description. */
+  notAsDocumented: number;
   noMatch: number;
+  /** Rows whose answer was paid for but could not be read (cut, too big, not JSON). */
+  unreadable: number;
+  /** Requests asked again because their cached answer was unreadable (--retry-unreadable). */
+  askedAgain: number;
+  /** Extra columns added for fields the description does not list. */
+  extraColumns: string[];
   /** Rows whose request failed after its retries. */
   errors: number;
   /** Rows never sent because the run stopped sending (budget, refused key, allowance, outage). */
@@ -179,7 +192,11 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
     fromCache: 0,
     transactions: 0,
     ok: 0,
+    notAsDocumented: 0,
     noMatch: 0,
+    unreadable: 0,
+    askedAgain: 0,
+    extraColumns: [],
     errors: 0,
     notSent: 0,
     requests: 0,
@@ -208,7 +225,9 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
   });
   // A larger buffer than Node's 16 objects, so that reading pauses for the disk less often.
   const out = stringify({ highWaterMark: 256 } as StringifyOptions);
-  writeInBatches(out, file);
+  const scrub = options.scrub ?? ((text: string) => text);
+  writeInBatches(out, file, scrub);
+  const extras = options.allExtras ? new ExtraColumns(tempPath, (error) => file.destroy(error)) : undefined;
   out.write(outputHeader(op, csv.header, columns));
 
   // Rows read but not yet written, oldest first; a row waits here for its answer.
@@ -241,11 +260,15 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
     for (const value of result.cells) fields.push(value);
     fields.push(result.status);
     out.write(fields);
-    const { status } = result;
-    if (status === 'ok') summary.ok++;
-    else if (status.startsWith('no match')) summary.noMatch++;
-    else if (status.startsWith('invalid')) summary.invalid++;
-    else if (status.startsWith('error: not sent')) summary.notSent++;
+    void extras?.add(result.extra, scrub);
+    const kind = kindOf(result);
+    if (kind === 'ok') {
+      summary.ok++;
+      if (result.mismatches) summary.notAsDocumented++;
+    } else if (kind === 'no-match') summary.noMatch++;
+    else if (kind === 'unreadable') summary.unreadable++;
+    else if (kind === 'invalid') summary.invalid++;
+    else if (result.status.startsWith('error: not sent')) summary.notSent++;
     else summary.errors++;
   };
   const flush = () => {
@@ -286,11 +309,19 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
   else signal?.addEventListener('abort', onSignal, { once: true });
   let journalBroken = false;
 
+  // Keys asked again this run for --retry-unreadable: at most once each, whatever comes back.
+  const askedAgain = new Set<string>();
   const answerFor = (key: string): RowResult | undefined => {
     const remembered = answers.get(key);
     if (remembered) return remembered;
     const stored = store.get(key);
     if (!stored) return undefined;
+    if (options.retryUnreadable && isUnreadable(stored) && !askedAgain.has(key) && !pending.has(key)) {
+      askedAgain.add(key);
+      summary.askedAgain++;
+      return undefined;
+    }
+    if (askedAgain.has(key) && pending.has(key)) return undefined;
     const result = resultOf(op, stored, columns);
     answers.set(key, result);
     return result;
@@ -356,12 +387,13 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
         entry.result = invalidResult(planned.message, columns);
       } else {
         const { key } = planned;
-        if (!seen.has(key)) {
+        const first = !seen.has(key);
+        if (first) {
           seen.add(key);
           summary.distinct++;
-          if (store.has(key)) summary.fromCache++;
         }
         entry.result = answerFor(key);
+        if (first && entry.result) summary.fromCache++;
         if (!entry.result) entry.slot = pending.get(key) ?? ask(key, planned.input);
       }
       window.push(entry);
@@ -396,7 +428,19 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
     summary.stopped = sender.stopReason === 'interrupted' ? undefined : sender.stopReason;
     summary.outputError = outputError ? describeError(outputError) : undefined;
     try {
-      if (summary.completed) {
+      await extras?.close();
+      if (summary.completed && extras && extras.names.size > 0) {
+        // Some answers carried fields the description does not list: add their columns.
+        summary.extraColumns = [...extras.names];
+        const merged = `${options.outPath}.merged.partial`;
+        const taken = new Set(outputHeader(op, csv.header, columns).map((h) => h.toLowerCase()));
+        await extras.merge(tempPath, merged, (name) =>
+          taken.has(name.toLowerCase()) ? `${name} (${op.id})` : name,
+        );
+        rmSync(tempPath, { force: true });
+        fsyncFile(merged);
+        renameSync(merged, options.outPath);
+      } else if (summary.completed) {
         fsyncFile(tempPath);
         renameSync(tempPath, options.outPath);
       } else {
@@ -404,6 +448,7 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
         rmSync(tempPath, { force: true });
       }
     } finally {
+      extras?.discard();
       summary.unsaved = store.saveUnsaved();
       store.close();
       outputLock.release();
@@ -427,20 +472,21 @@ const BATCH_CHARS = 64 * 1024;
  * write call: at hundreds of rows a second that is most of the command's CPU time spent on the
  * output file.)
  */
-function writeInBatches(csv: Readable, file: Writable): void {
+function writeInBatches(csv: Readable, file: Writable, scrub: (text: string) => string): void {
   let batch = '';
   csv.setEncoding('utf8');
   csv.on('data', (text: string) => {
     batch += text;
     if (batch.length < BATCH_CHARS) return;
-    const full = file.write(batch);
+    // Batches end at row boundaries, so a key inside a cell is never split between two of them.
+    const full = file.write(scrub(batch));
     batch = '';
     if (!full) {
       csv.pause();
       file.once('drain', () => csv.resume());
     }
   });
-  csv.on('end', () => file.end(batch));
+  csv.on('end', () => file.end(scrub(batch)));
   csv.on('error', (error) => file.destroy(error));
 }
 

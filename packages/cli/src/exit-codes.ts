@@ -44,6 +44,7 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'too-many-results':
       return EXIT.noMatch;
     case 'server':
+    case 'redirect':
     case 'network':
     case 'unexpected-status':
     case 'bad-response':

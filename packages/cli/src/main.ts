@@ -2,6 +2,7 @@
 // `enrich <operation> --in file.csv [--out file.csv]` for a bulk run. Returns the exit code.
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import {
+  API_KEY_ENV,
   chooseColumns,
   DEFAULT_RETRY_POLICY,
   findOperation,
@@ -13,6 +14,7 @@ import {
 } from '@enrich/core';
 import { Command, CommanderError, Option } from 'commander';
 import { GRACE_MS, runBulk } from './bulk.js';
+import { runCheckKey } from './check-key.js';
 import { type ConnectIo, connect, endpoints, legacyNamespaces, namespaceFor } from './connection.js';
 import { dryRun } from './dry-run.js';
 import { CommandError, EXIT, type ExitCode } from './exit-codes.js';
@@ -21,6 +23,7 @@ import { parseDuration, parseMap, parseRate, parseWhole } from './options.js';
 import { barProgress, lineProgress, type ProgressReporter } from './progress.js';
 import { bulkNotes, bulkReport, dryRunReport } from './report.js';
 import { distinctFiles } from './same-file.js';
+import { keyScrubber, type Scrub, scrubbedStream } from './scrub-io.js';
 import { MAX_RETRY_AFTER_MS } from './sender.js';
 import { bulkTransport } from './transport.js';
 
@@ -53,6 +56,7 @@ const COMMON = [
   'max-retry-after',
   'timeout',
   'dry-run',
+  'retry-unreadable',
   'json',
   'quiet',
   'progress-every',
@@ -74,7 +78,15 @@ export function processIo(): Io {
   };
 }
 
-export async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
+export async function main(argv: readonly string[], given: Io = processIo()): Promise<number> {
+  // Everything printed passes through the key scrubber (a key typed at the prompt is added).
+  const scrub = keyScrubber([given.env[API_KEY_ENV]]);
+  const io: Io = {
+    ...given,
+    stdout: scrubbedStream(given.stdout, scrub),
+    stderr: scrubbedStream(given.stderr, scrub),
+    onSecret: (secret) => scrub.add(secret),
+  };
   try {
     const [first, ...rest] = argv;
     if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
@@ -85,12 +97,13 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
       io.stdout.write('0.1.0\n');
       return EXIT.ok;
     }
+    if (first === 'check-key') return await runCheckKey(rest, io);
     const op = findOperation(first);
     if (!op) {
       io.stderr.write(`enrich: unknown operation "${first}". The operations are:\n${operationList()}\n`);
       return EXIT.usage;
     }
-    return await runOperation(op, rest, io);
+    return await runOperation(op, rest, io, scrub);
   } catch (error) {
     if (error instanceof CommandError) {
       io.stderr.write(`enrich: ${error.message}\n`);
@@ -158,6 +171,10 @@ function buildCommand(op: Operation, io: Io): Command {
     )
     .option('--timeout <seconds>', 'give up on one attempt after this long', '30')
     .option('--dry-run', 'count rows, invalid rows and the transactions a run would spend; send nothing')
+    .option(
+      '--retry-unreadable',
+      'ask again for requests whose cached answer was paid for but unreadable (each costs a transaction again)',
+    )
     .option('--json', 'print the result (or the run summary) as JSON')
     .option('--quiet', 'no progress output')
     .option('--progress-every <seconds>', 'seconds between progress lines when not on a terminal', '10')
@@ -180,7 +197,7 @@ function buildCommand(op: Operation, io: Io): Command {
   return cmd;
 }
 
-async function runOperation(op: Operation, args: readonly string[], io: Io): Promise<number> {
+async function runOperation(op: Operation, args: readonly string[], io: Io, scrub: Scrub): Promise<number> {
   const cmd = buildCommand(op, io);
   try {
     await cmd.parseAsync(normaliseFieldFlags(op, args), { from: 'user' });
@@ -200,16 +217,23 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
     const value = option ? (cmd.getOptionValue(option.attributeName()) as string | undefined) : undefined;
     if (value !== undefined) input[field.name] = value;
   }
+  const timeoutMs = parseWhole(str('timeout') ?? '', '--timeout', 1, 3600) * 1000;
   const policy = {
     ...DEFAULT_RETRY_POLICY,
     maxAttempts: parseWhole(str('maxAttempts') ?? '', '--max-attempts', 1, 100),
+    maxRetryAfterMs: parseWhole(str('maxRetryAfter') ?? '', '--max-retry-after', 0, 86_400) * 1000,
   };
-  const timeoutMs = parseWhole(str('timeout') ?? '', '--timeout', 1, 3600) * 1000;
-  const maxRetryAfterMs = parseWhole(str('maxRetryAfter') ?? '', '--max-retry-after', 0, 86_400) * 1000;
   const connection = { sandbox: o.sandbox === true, baseUrl: str('baseUrl'), baseUrlV3: str('baseUrlV3') };
   const json = o.json === true;
   const fieldsFlag = str('fields');
-  const columns = fieldsFlag === undefined ? undefined : chosenColumns(op, fieldsFlag);
+  const chosen = fieldsFlag === undefined ? undefined : chosenColumns(op, fieldsFlag);
+  const columns = chosen?.columns;
+  const retryUnreadable = o.retryUnreadable === true;
+  if (chosen && chosen.extras.length > 0) {
+    io.stderr.write(
+      `Note: ${chosen.extras.join(', ')} ${chosen.extras.length === 1 ? 'is' : 'are'} not in the API description of ${op.title}; filled from answers that carry ${chosen.extras.length === 1 ? 'it' : 'them'} (empty otherwise).\n`,
+    );
+  }
 
   const inFlag = str('in');
   if (inFlag === undefined) {
@@ -229,7 +253,7 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
           maxAgeMs: parseDuration(str('maxAge') ?? DEFAULT_MAX_AGE, '--max-age'),
         }
       : undefined;
-    return runOneOff({ op, input, connection, json, columns, policy, timeoutMs, cache, io });
+    return runOneOff({ op, input, connection, json, columns, policy, timeoutMs, cache, retryUnreadable, io });
   }
   if (Object.keys(input).length > 0) {
     throw new CommandError(
@@ -271,6 +295,7 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
       maxAgeMs,
       overrides,
       maxTransactions,
+      retryUnreadable,
       display,
     });
     io.stdout.write(`${json ? JSON.stringify(summary) : dryRunReport(op.title, summary, maxTransactions)}\n`);
@@ -322,6 +347,9 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
       progress,
       signal: controller.signal,
       abandon,
+      scrub,
+      allExtras: chosen === undefined || chosen.all,
+      retryUnreadable,
       sender: {
         settings: conn.settings,
         transport: bulkTransport(timeoutMs, abandon.signal),
@@ -329,7 +357,6 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
         concurrency,
         ratePerSecond,
         maxTransactions,
-        maxRetryAfterMs,
         sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
         now: Date.now,
         onRetry: () => undefined,
@@ -347,6 +374,7 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
     const notes = bulkNotes(summary, cachePath);
     if (notes) io.stderr.write(`${notes}\n`);
     if (summary.unsaved || summary.outputError) return EXIT.storage;
+    if (summary.completed && summary.unreadable > 0 && !summary.stopped) return EXIT.service;
     if (!summary.completed) {
       io.stderr.write(
         `Interrupted: ${summary.transactions} answers from this run are saved in ${cachePath}; ${outPath} was not written. Run the same command again to carry on.\n`,
@@ -383,13 +411,35 @@ function bulkExitCode(stopped: string | undefined, errors: number): ExitCode {
   }
 }
 
-function chosenColumns(op: Operation, list: string): readonly string[] {
+interface ChosenColumns {
+  readonly columns: readonly string[];
+  /** Names that are not documented columns: fields an answer may carry beyond the description. */
+  readonly extras: readonly string[];
+  /** Every column, and every extra field that turns up. */
+  readonly all: boolean;
+}
+
+/**
+ * --fields: documented columns (any case), "all", "default", or names the description does not
+ * have, which are taken as extra fields the service may send (DID, telcoName, ...).
+ */
+function chosenColumns(op: Operation, list: string): ChosenColumns {
   const t = list.trim().toLowerCase();
-  if (t === 'all') return outputColumns(op);
-  if (t === 'default') return op.defaultColumns;
-  const chosen = chooseColumns(op, list);
-  if (!chosen.ok) throw new CommandError(chosen.message, EXIT.usage);
-  return chosen.columns;
+  if (t === 'all') return { columns: outputColumns(op), extras: [], all: true };
+  if (t === 'default') return { columns: op.defaultColumns, extras: [], all: false };
+  const columns: string[] = [];
+  const extras: string[] = [];
+  for (const name of list.split(',').map((n) => n.trim())) {
+    if (name === '') continue;
+    const one = chooseColumns(op, name);
+    if (one.ok) columns.push(...one.columns);
+    else if (/^[A-Za-z_][\w.-]{0,63}$/.test(name)) {
+      columns.push(name);
+      extras.push(name);
+    } else throw new CommandError(one.message, EXIT.usage);
+  }
+  if (columns.length === 0) throw new CommandError('--fields names no column', EXIT.usage);
+  return { columns, extras, all: false };
 }
 
 function defaultOut(inPath: string, op: Operation): string {

@@ -15,7 +15,10 @@ export function bulkReport(title: string, s: BulkSummary): string {
     ['invalid', s.blank > 0 ? `${n(s.invalid)} (${n(s.blank)} blank)` : n(s.invalid)],
     ['errors', n(s.errors)],
   ];
+  if (s.unreadable > 0) rows.push(['paid, unreadable', n(s.unreadable)]);
+  if (s.notAsDocumented > 0) rows.push(['not as documented', `${n(s.notAsDocumented)} (of the ok rows)`]);
   if (s.notSent > 0) rows.push(['not sent', n(s.notSent)]);
+  if (s.abandoned > 0) rows.push(['abandoned in flight', `${n(s.abandoned)} (may have been paid)`]);
   if (s.attempts > s.requests) rows.push(['retries', n(s.attempts - s.requests)]);
   if (s.throttled > 0) rows.push(['429 waits', n(s.throttled)]);
   rows.push(['time', seconds(s.elapsedMs)]);
@@ -32,6 +35,23 @@ export function bulkReport(title: string, s: BulkSummary): string {
 /** What the user must know beyond the counts (for stderr): files, abandoned requests, lost answers. */
 export function bulkNotes(s: BulkSummary, cachePath: string): string {
   const notes: string[] = [];
+  if (s.unreadable > 0) {
+    notes.push(
+      `${n(s.unreadable)} row${s.unreadable === 1 ? ' has' : 's have'} a paid, unreadable answer: the service was paid (it answered 200) but the body was cut, too big, or not a JSON object. What arrived is kept in the answer cache; these are not asked again automatically. --retry-unreadable asks again, at one transaction each (--dry-run --retry-unreadable counts them).`,
+    );
+  }
+  if (s.askedAgain > 0) {
+    notes.push(
+      `--retry-unreadable: ${n(s.askedAgain)} paid-unreadable answers were asked for again (one transaction each).`,
+    );
+  }
+  if (s.notAsDocumented > 0) {
+    const extra =
+      s.extraColumns.length > 0 ? `; extra columns added: ${s.extraColumns.map(printable).join(', ')}` : '';
+    notes.push(
+      `${n(s.notAsDocumented)} answer${s.notAsDocumented === 1 ? '' : 's'} differed from the API description (see the status column); everything that arrived was kept${extra}.`,
+    );
+  }
   if (s.unreadableCacheLines > 0) {
     notes.push(
       `${n(s.unreadableCacheLines)} line${s.unreadableCacheLines === 1 ? '' : 's'} of the answer cache could not be read (torn by a kill, or not an answer) and ${s.unreadableCacheLines === 1 ? 'was' : 'were'} skipped.`,
@@ -77,7 +97,10 @@ export function dryRunReport(title: string, s: DryRunSummary, budget: number | u
     ['rows', n(s.rows)],
     ['invalid rows', s.blank > 0 ? `${n(s.invalid)} (${n(s.blank)} blank)` : n(s.invalid)],
     ['distinct valid requests', n(s.distinct)],
-    ['already in the cache', n(s.cached)],
+    [
+      'already in the cache',
+      s.unreadable > 0 ? `${n(s.cached)} (${n(s.unreadable)} paid, unreadable)` : n(s.cached),
+    ],
     ['transactions to spend', n(s.transactions)],
   ];
   const mapped = Object.entries(s.mapping)

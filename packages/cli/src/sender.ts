@@ -11,9 +11,10 @@ import {
   buildRequest,
   type CallError,
   type CleanInput,
+  DEFAULT_MAX_RETRY_AFTER_MS,
   type HttpRequest,
   type HttpResponse,
-  isBillable,
+  isPaid,
   type Operation,
   type Outcome,
   parseRetryAfter,
@@ -36,8 +37,8 @@ export type SendResult =
     }
   | { readonly sent: false; readonly reason: string; readonly mayHaveBeenPaid?: boolean };
 
-/** Default cap on a Retry-After wait; a longer one stops the run (core's default too). */
-export const MAX_RETRY_AFTER_MS = 60_000;
+/** Default cap on a Retry-After wait; a longer one stops the run. */
+export const MAX_RETRY_AFTER_MS = DEFAULT_MAX_RETRY_AFTER_MS;
 
 const ABANDONED = 'abandoned when the run was interrupted: the service may have been paid for it';
 
@@ -58,8 +59,6 @@ export interface SenderOptions {
   /** Consecutive requests that end in a server or network error before the run stops sending. */
   readonly failureLimit?: number;
   readonly onRetry?: (info: { delayMs: number; error: CallError }) => void;
-  /** A Retry-After longer than this stops the run instead of pausing it. */
-  readonly maxRetryAfterMs?: number;
   /** Aborted when requests in flight are to be abandoned (also given to the transport, to close them). */
   readonly abandonSignal?: AbortSignal;
   /**
@@ -125,7 +124,7 @@ export class Sender {
       }
       if (response.status === 429) {
         this.throttled++;
-        this.pauseFor(parseRetryAfter(response.headers['retry-after']));
+        this.pauseFor(parseRetryAfter(response.headers['retry-after'], options.now()));
       }
       return response;
     };
@@ -133,7 +132,8 @@ export class Sender {
 
   // All requests wait as long as the service asks; a wait longer than the cap stops the run.
   private pauseFor(retryAfterMs: number | undefined): void {
-    const { now, defaultPauseMs, maxRetryAfterMs = MAX_RETRY_AFTER_MS } = this.options;
+    const { now, defaultPauseMs } = this.options;
+    const maxRetryAfterMs = this.options.policy.maxRetryAfterMs ?? MAX_RETRY_AFTER_MS;
     const pause = retryAfterMs ?? defaultPauseMs ?? 1000;
     if (pause > maxRetryAfterMs) {
       this.resumeAt = Math.max(this.resumeAt ?? 0, now() + pause);
@@ -222,7 +222,9 @@ export class Sender {
     // Interrupted before it ever left: nothing was sent, nothing paid.
     if (state.wireAttempts === 0) return { sent: false, reason: this.stopMessage };
     const { outcome } = report;
-    const billable = isBillable(outcome);
+    // Core stopped retrying because the service asked for a longer wait than the cap.
+    if (report.waitTooLong) this.pauseFor(report.waitTooLong.retryAfterMs);
+    const billable = isPaid(outcome);
     if (billable) this.spent++;
     this.learn(outcome, billable, startedAt);
     const kept = billable && keep ? await keep(outcome) : billable;
@@ -244,6 +246,10 @@ export class Sender {
     switch (outcome.error.code) {
       case 'unauthorized':
         this.stop('auth', 'not sent: the API key was refused (401)');
+        break;
+      case 'redirect':
+        // Every request would be redirected the same way; a wrong base URL, most likely.
+        this.stop('service', `not sent: ${outcome.error.message}`);
         break;
       case 'allowance':
         // A 429 that outlasted every retry while no other request got an answer: the allowance
