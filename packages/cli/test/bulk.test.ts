@@ -518,7 +518,10 @@ describe('the output file', () => {
     expect(extra.stderr).toMatch(/Shoe is not in the API description of Phone Lookup/);
     expect(readCsv(join(dir, 'in.phone-lookup.csv'))[0]).toEqual(['Phone', 'FName', 'Shoe', 'status']);
     server.sandbox.reset();
-    const bad = await runCli(['phone-lookup', '--in', 'in.csv', '--fields', 'FName,Sh oe!'], { env, cwd: dir });
+    const bad = await runCli(['phone-lookup', '--in', 'in.csv', '--fields', 'FName,Sh oe!'], {
+      env,
+      cwd: dir,
+    });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/no column "Sh oe!"/);
     expect(server.sandbox.requests()).toBe(0);
