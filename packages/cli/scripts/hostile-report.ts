@@ -18,9 +18,6 @@ for (const scenario of SCENARIOS) {
     : 'not written';
   const journal =
     m.journalUnreadable > 0 ? `${m.journal} (${m.journalUnreadable} unreadable)` : String(m.journal);
-  const extraColumns = (m.header ?? []).filter(
-    (h) => !['phone', 'status', 'Email'].includes(h) && /^[a-z]|\./.test(h),
-  );
   const also = Object.entries(m.more).map(([k, v]) => `${k}=${v}`);
   if (m.extraColumns.length > 0) also.push(`extra columns: ${m.extraColumns.join(', ')}`);
   rows.push([
