@@ -250,6 +250,7 @@ async function runOperation(op: Operation, args: readonly string[], io: Io, scru
           path: resolve(io.cwd, cacheFlag),
           namespace: namespaceFor(op, endpoints(connection, io.env)),
           alsoReads: legacyNamespaces(op, endpoints(connection, io.env)),
+          scrub,
           maxAgeMs: parseDuration(str('maxAge') ?? DEFAULT_MAX_AGE, '--max-age'),
         }
       : undefined;
