@@ -3,7 +3,7 @@ import {
   type CleanInput,
   callOperation,
   flattenRecord,
-  isBillable,
+  isPaid,
   type LeafValue,
   likelyMeaning,
   type Mismatch,
@@ -62,10 +62,17 @@ export async function runOneOff(options: OneOffOptions): Promise<ExitCode> {
       return printOutcome(options, checked.input, cached);
     }
     const outcome = await call(options, checked.input);
-    if (store && isBillable(outcome) && !(await store.put(key, outcome))) {
-      // The answer is paid for: print it anyway, and say that it is not kept.
+    if (store && isPaid(outcome) && !(await store.put(key, outcome))) {
+      // The answer is paid for: print it anyway, save it where possible, and say where it went.
+      const saved = store.saveUnsaved();
+      const where =
+        saved?.where === 'rescue'
+          ? `it was saved in ${saved.rescuePath}, which the next use of this cache takes in`
+          : saved?.where === 'journal'
+            ? 'it was written on a second try'
+            : 'asking again would be paid for again';
       io.stderr.write(
-        `This answer could not be added to the answer cache ${store.path} (${store.failure?.message ?? 'write failed'}); asking again would be paid for again.\n`,
+        `This answer could not be added to the answer cache ${store.path} (${saved?.reason}); ${where}.\n`,
       );
     }
     return printOutcome(options, checked.input, outcome);
@@ -89,6 +96,12 @@ async function call(options: OneOffOptions, input: CleanInput): Promise<Outcome>
         io.stderr.write(`${why} Trying again in ${(delayMs / 1000).toFixed(1)} s.\n`);
       },
     });
+    if (report.waitTooLong) {
+      const { retryAfterMs, resumeAt } = report.waitTooLong;
+      io.stderr.write(
+        `The service asked to wait ${Math.round(retryAfterMs / 1000)} s (Retry-After), longer than --max-retry-after; not waited for. Try again after ${new Date(resumeAt).toISOString()}.\n`,
+      );
+    }
     return report.outcome;
   } finally {
     await connection.close();
