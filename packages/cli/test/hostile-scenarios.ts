@@ -70,7 +70,10 @@ function journalOf(dir: string): { paid: number; unreadable: number } {
   return { paid, unreadable };
 }
 
-function outputOf(dir: string): Pick<Measured, 'statuses' | 'header' | 'rows' | 'extraColumns'> {
+function outputOf(
+  dir: string,
+  opId: string,
+): Pick<Measured, 'statuses' | 'header' | 'rows' | 'extraColumns'> {
   const path = join(dir, 'out.csv');
   if (!existsSync(path)) return { statuses: undefined, header: undefined, rows: [], extraColumns: [] };
   const rows = readRecords(path);
@@ -80,9 +83,9 @@ function outputOf(dir: string): Pick<Measured, 'statuses' | 'header' | 'rows' | 
     statuses[status] = (statuses[status] ?? 0) + 1;
   }
   const header = Object.keys(rows[0] ?? {});
-  const op = getOperation('phone-lookup');
+  const op = getOperation(opId);
   const extraColumns = header.filter(
-    (h) => !['phone', 'Email', 'status'].includes(h) && !isDocumented(op, h),
+    (h) => !['phone', 'Email', 'status'].includes(h) && !h.endsWith(` (${opId})`) && !isDocumented(op, h),
   );
   return { statuses, header, rows, extraColumns };
 }
@@ -93,6 +96,7 @@ async function measure(
   ran: Ran,
   startedAt: number,
   more: Record<string, number | string> = {},
+  opId = 'phone-lookup',
 ): Promise<Measured> {
   const journal = journalOf(dir);
   return {
@@ -100,7 +104,7 @@ async function measure(
     counted: service.counted(),
     journal: journal.paid,
     journalUnreadable: journal.unreadable,
-    ...outputOf(dir),
+    ...outputOf(dir, opId),
     code: ran.code,
     stdout: ran.stdout,
     stderr: ran.stderr,
@@ -341,7 +345,7 @@ export const SCENARIOS: readonly Scenario[] = [
           requests: () => server.sandbox.requests(),
           counted: () => server.sandbox.transactions(),
         };
-        return measure(dir, service, ran, startedAt);
+        return measure(dir, service, ran, startedAt, {}, 'email-verify');
       } finally {
         await server.close();
       }
