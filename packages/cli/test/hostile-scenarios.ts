@@ -83,7 +83,7 @@ function outputOf(
     statuses[status] = (statuses[status] ?? 0) + 1;
   }
   const header = Object.keys(rows[0] ?? {});
-  const op = getOperation(opId);
+  const op = getOperation(opId as Parameters<typeof getOperation>[0]);
   const extraColumns = header.filter(
     (h) => !['phone', 'Email', 'status'].includes(h) && !h.endsWith(` (${opId})`) && !isDocumented(op, h),
   );
