@@ -169,7 +169,11 @@ function buildCommand(op: Operation, io: Io): Command {
       'wait at most this long when the service says Retry-After; a longer wait stops the run',
       String(MAX_RETRY_AFTER_MS / 1000),
     )
-    .option('--timeout <seconds>', 'deadline of one attempt, from sending to the last byte of the answer', '30')
+    .option(
+      '--timeout <seconds>',
+      'deadline of one attempt, from sending to the last byte of the answer',
+      '30',
+    )
     .option('--dry-run', 'count rows, invalid rows and the transactions a run would spend; send nothing')
     .option(
       '--retry-unreadable',
