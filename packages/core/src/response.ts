@@ -220,7 +220,7 @@ function matchNames(
     if (key === undefined || claimed.has(key)) continue;
     values.set(name, source[key]);
     claimed.add(key);
-    state.mismatches.push({ field: prefix + name, problem: 'case', detail: `sent as ${prefix}${key}` });
+    state.mismatches.push({ field: prefix + name, problem: 'case', detail: `sent as ${key}` });
   }
   return { values, unknown: keys.filter((k) => !claimed.has(k)) };
 }

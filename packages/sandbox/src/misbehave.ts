@@ -84,9 +84,10 @@ export interface MisbehavingAnswer {
 /** Applies the answer modes to a record, in a fixed order whatever order they were listed in. */
 export function misbehavingAnswer(record: Json, modes: readonly MisbehaveMode[]): MisbehavingAnswer {
   let value: Record<string, Json> = isObject(record) ? record : {};
+  // other-case changes the documented names only: unknown fields keep the names they are added with.
   if (modes.includes('wrong-types')) value = wrongTypes(value);
-  if (modes.includes('extra-fields')) value = extraFields(value);
   if (modes.includes('other-case')) value = otherCase(value) as Record<string, Json>;
+  if (modes.includes('extra-fields')) value = extraFields(value);
   let contentType = 'application/json';
   let body = JSON.stringify(value);
   if (modes.includes('huge-body')) {
@@ -125,13 +126,19 @@ function swapFirst(key: string): string {
 
 /** Fields a published client of this API reads that the description does not list, and more. */
 function extraFields(record: Record<string, Json>): Record<string, Json> {
-  const out: Record<string, Json> = { ...record };
-  out.DID = '5550102030';
-  out.telcoName = 'Sandbox Wireless';
-  out.LineType = 'W';
-  out.Meta = { Source: 'sandbox', Version: 3 };
-  const name = out.Name;
-  if (isObject(name)) out.Name = { ...name, Nick: 'JJ' };
+  // Added only where the name is free: with other-case, Phone Append's TelcoName already came as
+  // telcoName, and overwriting it would lose the documented value.
+  const added: Record<string, Json> = {
+    DID: '5550102030',
+    telcoName: 'Sandbox Wireless',
+    LineType: 'W',
+    Meta: { Source: 'sandbox', Version: 3 },
+  };
+  const out: Record<string, Json> = { ...added, ...record };
+  // The Name group, however other-case spelled it.
+  const nameKey = Object.keys(out).find((k) => k.toLowerCase() === 'name');
+  const name = nameKey === undefined ? undefined : out[nameKey];
+  if (nameKey !== undefined && isObject(name)) out[nameKey] = { ...name, Nick: 'JJ' };
   return out;
 }
 

@@ -186,7 +186,8 @@ describe('modes in the answer: each a 200, each counted', () => {
     const outcome = readResponse(phoneAppend, await send(phoneAppend, 'other-case, extra-fields'));
     if (outcome.kind !== 'record') throw new Error(`expected a record, got ${outcome.kind}`);
     expect(outcome.mismatches.some((m) => m.problem === 'case')).toBe(true);
-    expect(outcome.extra).toHaveProperty('dID');
+    expect(outcome.record.TelcoName).not.toBe('Sandbox Wireless');
+    expect(Object.keys(outcome.extra)).toEqual(expect.arrayContaining(['DID', 'LineType', 'Meta.Source']));
   });
 
   it('leaves answers that are not 200 as they are', async () => {
