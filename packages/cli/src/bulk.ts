@@ -13,7 +13,7 @@
 // the answers that could not be written in memory, removes its partial output to free space, and
 // saves them (journal, else a rescue file); the summary says where.
 
-import { once } from 'node:events';
+import { once, setMaxListeners } from 'node:events';
 import { closeSync, createWriteStream, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -173,6 +173,8 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
     throw new CommandError(`Cannot write ${options.outPath}: ${(error as Error).message}`, EXIT.usage);
   }
   const abandon = options.abandon ?? new AbortController();
+  // Each request in flight listens for it (as many as --concurrency): not a leak.
+  setMaxListeners(0, abandon.signal);
   const sender = new Sender({
     ...options.sender,
     op,

@@ -467,6 +467,7 @@ Usage:
   enrich <operation> --in leads.csv --out out.csv  enrich every row of a CSV (resumable)
   enrich <operation> --in leads.csv --dry-run      what a run would spend; sends nothing
   enrich <operation> --help                        the operation's fields and every option
+  enrich check-key                                 is the key accepted by each base? (free: nothing is spent)
 
 Operations (by id or title):
 ${operationList()}

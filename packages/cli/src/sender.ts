@@ -7,6 +7,8 @@
 // Stopping on Ctrl-C: cancel() stops sending and wakes every wait at once (a Retry-After pause, a
 // retry backoff); requests already on the wire go on until abandon(), after which their rows say
 // "may have been paid": the service may have billed an answer that never arrived.
+
+import { setMaxListeners } from 'node:events';
 import {
   buildRequest,
   type CallError,
@@ -105,6 +107,8 @@ export class Sender {
 
   constructor(private readonly options: SenderOptions) {
     this.limit = pLimit(options.concurrency);
+    // Every waiting request listens for cancel(): as many as --concurrency, not a leak.
+    setMaxListeners(0, this.wakeUp.signal);
   }
 
   // The transport as one request sees it: waits its turn (rate, 429 pause), and can be abandoned.
