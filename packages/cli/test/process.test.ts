@@ -456,6 +456,40 @@ describe('disk full while journaling (a 64 KiB tmpfs)', () => {
   });
 });
 
+describe('disk full under the output (a 16 KiB tmpfs)', () => {
+  it('stops cleanly (exit 9) with every paid answer in the journal; the rerun elsewhere buys nothing', async (ctx) => {
+    const dir = tempDir();
+    const full = join(dir, 'full');
+    mkdirSync(full);
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16k', 'tmpfs', full], { stdio: 'pipe' });
+    } catch (error) {
+      ctx.skip(
+        `cannot mount a tmpfs here (${String((error as { stderr?: Buffer }).stderr ?? error).trim()})`,
+      );
+    }
+    try {
+      const rows = [
+        ['phone', 'note'],
+        ...Array.from({ length: 400 }, (_, i) => [phone(4000 + i), 'x'.repeat(100)]),
+      ];
+      writeCsv(join(dir, 'in.csv'), rows);
+      const args = ['phone-lookup', '--in', 'in.csv', '--cache', 'cache.jsonl', '--quiet'];
+      const ran = await spawnCli([...args, '--out', 'full/out.csv'], { env, cwd: dir }).done;
+      expect(ran.code).toBe(9);
+      expect(ran.stderr).toMatch(/The output could not be written \(the disk is full\)/);
+      expect(journalKeys(join(dir, 'cache.jsonl')).size).toBe(server.sandbox.transactions());
+      expect(readdirSync(full)).toEqual([]);
+      const before = server.sandbox.transactions();
+      const resumed = await spawnCli([...args, '--out', 'out.csv'], { env, cwd: dir }).done;
+      expect(resumed.code).toBe(0);
+      expect(server.sandbox.transactions() - before).toBe(400 - before);
+    } finally {
+      execFileSync('umount', [full]);
+    }
+  });
+});
+
 function journalKeys(path: string): Set<string> {
   if (!existsSync(path)) return new Set();
   const keys = new Set<string>();
