@@ -5,10 +5,12 @@
 // signals.test.ts (Ctrl-C, SIGTERM: item 4), journal.test.ts (item 6), process.test.ts (SIGKILL at
 // random points, disk full on a tmpfs), key-leak.test.ts (must-show 3).
 import { readFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { DEMO_KEY } from '@enrich/sandbox';
 import { describe, expect, it } from 'vitest';
 import { parseLine } from '../src/answer-store.js';
+import { connect } from '../src/connection.js';
 import { CACHE_FILE } from '../src/main.js';
 import { runCli, sandboxEnv, startServer, tempDir } from './helpers.js';
 import { type Measured, SCENARIOS } from './hostile-scenarios.js';
@@ -184,6 +186,49 @@ describe('the service misbehaves (issue 8 table)', () => {
     journalMatchesService(m);
     expect(m.rows[0]?.status).toMatch(/^invalid: /);
     expect(m.statuses).toEqual({ invalid: 1, ok: 2 });
+  });
+});
+
+describe('a client dropping mid-request (item 9)', () => {
+  it('does not take down the embedded sandbox of a --sandbox run', async () => {
+    // The very server --sandbox starts in the command's own process.
+    const conn = await connect({ sandbox: true }, { env: {}, stdin: process.stdin, stderr: process.stderr });
+    try {
+      const url = new URL(conn.settings.baseUrl);
+      // A request that stops half-way through its body, then a client gone while a trickling answer is sent.
+      await new Promise<void>((resolve) => {
+        const socket = createConnection(Number(url.port), url.hostname, () => {
+          socket.write('POST /v3/lookup/phone HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n');
+          socket.write(`x-api-key: ${conn.settings.apiKey}\r\nContent-Length: 100\r\n\r\n{"Pho`);
+          setTimeout(() => {
+            socket.destroy();
+            resolve();
+          }, 50);
+        });
+      });
+      const controller = new AbortController();
+      const dropped = fetch(`${conn.settings.baseUrl}/v3/lookup/phone`, {
+        method: 'POST',
+        headers: {
+          'x-api-key': conn.settings.apiKey,
+          'content-type': 'application/json',
+          'x-sandbox-misbehave': 'trickle',
+        },
+        body: JSON.stringify({ Phone: '5551000001' }),
+        signal: controller.signal,
+      }).then((r) => r.text());
+      setTimeout(() => controller.abort(), 300);
+      await expect(dropped).rejects.toThrow();
+      await new Promise((r) => setTimeout(r, 100));
+      const after = await fetch(`${conn.settings.baseUrl}/v3/lookup/phone`, {
+        method: 'POST',
+        headers: { 'x-api-key': conn.settings.apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ Phone: '5551000002' }),
+      });
+      expect(after.status).toBe(200);
+    } finally {
+      await conn.close();
+    }
   });
 });
 
