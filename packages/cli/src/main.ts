@@ -337,6 +337,11 @@ async function runOperation(op: Operation, args: readonly string[], io: Io, scru
     process.on('SIGTERM', onSignal);
   }
   const conn = await connect(connection, io);
+  if (retryUnreadable) {
+    io.stderr.write(
+      '--retry-unreadable: requests whose cached answer was paid for but unreadable are asked again, and each costs one more transaction (add --dry-run to count them first).\n',
+    );
+  }
   try {
     const summary = await runBulk({
       op,

@@ -209,14 +209,19 @@ export const SCENARIOS: readonly Scenario[] = [
   ]),
   sandboxScenario('html-200', '200 with an HTML page', ['html-200'], [], async (dir, server, env) => {
     const again = await rerun(dir, server, env);
+    const dry = await runCli([...bulkArgs, '--dry-run', '--retry-unreadable', '--json'], { env, cwd: dir });
+    const dryRun = JSON.parse(dry.stdout) as { unreadable: number; transactions: number };
     const retried = await rerun(dir, server, env, ['--retry-unreadable']);
     return {
+      dryRunTransactions: dryRun.transactions,
       rerunRequests: again.requests,
       retryRequests: retried.requests,
       retryCounted: retried.counted,
-      retryNote: /asked for again \(one transaction each\)/.test(retried.stderr)
-        ? 'cost stated'
-        : 'no cost stated',
+      retryNote:
+        /each costs one more transaction/.test(retried.stderr) &&
+        /asked for again \(one transaction each\)/.test(retried.stderr)
+          ? 'cost stated'
+          : 'no cost stated',
     };
   }),
   sandboxScenario(

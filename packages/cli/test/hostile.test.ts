@@ -91,6 +91,7 @@ describe('the service misbehaves (issue 8 table)', () => {
     );
     expect(m.code).toBe(7);
     expect(m.more.rerunRequests).toBe(0);
+    expect(m.more.dryRunTransactions).toBe(3);
     expect(m.more.retryRequests).toBe(3);
     expect(m.more.retryCounted).toBe(3);
     expect(m.more.retryNote).toBe('cost stated');
