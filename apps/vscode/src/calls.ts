@@ -88,6 +88,7 @@ export async function sendCall(
           return undefined;
         }
         const entry: HistoryEntry = {
+          ...(report.waitTooLong ? { resumeAt: report.waitTooLong.resumeAt } : {}),
           id: newEntryId(started),
           operationId: op.id,
           input,
@@ -157,7 +158,12 @@ export async function reportCall(ctx: Ctx, entry: HistoryEntry): Promise<void> {
     }
     case 'error': {
       const action = ACTION_FOR[outcome.error.code];
-      const message = ctx.scrub(`${op.title}: ${outcome.error.message} ${spent}`);
+      // A Retry-After longer than core waits for: not waited for, and the user is told when to try.
+      const resume =
+        entry.resumeAt === undefined
+          ? ''
+          : ` The service asks to wait until ${new Date(entry.resumeAt).toLocaleString()}; that was not waited for.`;
+      const message = ctx.scrub(`${op.title}: ${outcome.error.message}${resume} ${spent}`);
       const shown = action
         ? vscode.window.showErrorMessage(message, action)
         : vscode.window.showErrorMessage(message);

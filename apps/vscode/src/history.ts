@@ -32,6 +32,11 @@ export interface HistoryEntry {
   readonly billable: boolean;
   /** The request as sent, with the key replaced by core's redaction marker. */
   readonly request: HttpRequest;
+  /**
+   * Set when the service asked for a longer wait (Retry-After) than core waits for: epoch ms from
+   * which it said it would answer again.
+   */
+  readonly resumeAt?: number;
 }
 
 export class History implements vscode.Disposable {

@@ -184,6 +184,23 @@ describe('answers that differ from the API description', () => {
   });
 });
 
+describe('a Retry-After longer than core waits for', () => {
+  it('is not waited for: one request, and the message says until when', async () => {
+    harness = await activateWithSandbox();
+    harness.server.sandbox.configure({ misbehave: ['retry-after-huge'] });
+    reply({ type: '5550102030' });
+    const started = Date.now();
+    const entry = await run(phoneLookup);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(harness.server.sandbox.requests()).toBe(1);
+    expect(entry?.resumeAt).toBeGreaterThanOrEqual(started + 99_999_000);
+    const resumeAt = entry?.resumeAt ?? 0;
+    expect(ui.messages.at(-1)?.text).toContain(
+      `The service asks to wait until ${new Date(resumeAt).toLocaleString()}; that was not waited for.`,
+    );
+  });
+});
+
 describe('the scrubber', () => {
   it('removes the key from whatever an entry holds before the History stores it', async () => {
     const memento = new MementoStub();
