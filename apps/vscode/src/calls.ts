@@ -1,11 +1,14 @@
 // One call, from a checked input to a shown result: progress that can be cancelled, core's
-// callOperation over the fetch transport (with its retries), a history entry, the result document,
-// and a message in words with the action that helps ("Set API Key" on 401, "Retry" on 5xx).
+// callOperation over the fetch transport (with its retries; redirects are never followed), a
+// history entry, the result document, and a message in words with the action that helps ("Set API
+// Key" on 401, "Retry" on 5xx, "Ask again (spends 1 transaction)" on a paid answer that could not
+// be read). Every message passes through the key scrubber.
 import {
   type CleanInput,
   callOperation,
+  checkApiKey,
   type ErrorCode,
-  isBillable,
+  isPaid,
   type Operation,
   redactRequest,
 } from '@enrich/core';
@@ -19,6 +22,7 @@ import { CONFIG_SECTION } from './settings-schema';
 export const SET_API_KEY = 'Set API Key';
 export const RETRY = 'Retry';
 export const OPEN_SETTINGS = 'Open Settings';
+export const ASK_AGAIN = 'Ask again (spends 1 transaction)';
 
 /** Sends the call and records it; undefined when nothing was sent or the user cancelled. */
 export async function sendCall(
@@ -30,6 +34,18 @@ export async function sendCall(
   if (!apiKey) {
     const action = await vscode.window.showWarningMessage(
       `${op.title}: no API key is set, so nothing was sent.`,
+      SET_API_KEY,
+    );
+    if (action === SET_API_KEY) await vscode.commands.executeCommand(COMMAND.setApiKey);
+    return undefined;
+  }
+  // A key with spaces, line breaks or invisible characters is a copy mistake: refused before any
+  // request, by a message that does not show it.
+  const keyProblem = checkApiKey(apiKey);
+  if (keyProblem) {
+    ctx.log.error(`${op.title}: ${keyProblem}`);
+    const action = await vscode.window.showErrorMessage(
+      ctx.scrub(`${op.title}: ${keyProblem} Nothing was sent.`),
       SET_API_KEY,
     );
     if (action === SET_API_KEY) await vscode.commands.executeCommand(COMMAND.setApiKey);
@@ -68,10 +84,11 @@ export async function sendCall(
           const message =
             report.outcome.kind === 'error' ? report.outcome.error.message : 'Nothing was sent.';
           ctx.log.error(`${op.title}: ${message}`);
-          await offer(ctx, vscode.window.showErrorMessage(message, OPEN_SETTINGS), undefined);
+          await offer(ctx, vscode.window.showErrorMessage(ctx.scrub(message), OPEN_SETTINGS), undefined);
           return undefined;
         }
         const entry: HistoryEntry = {
+          ...(report.waitTooLong ? { resumeAt: report.waitTooLong.resumeAt } : {}),
           id: newEntryId(started),
           operationId: op.id,
           input,
@@ -79,13 +96,19 @@ export async function sendCall(
           durationMs: Date.now() - started,
           attempts: report.attempts,
           outcome: report.outcome,
-          billable: isBillable(report.outcome),
+          billable: isPaid(report.outcome),
           request: redactRequest(report.request),
         };
         ctx.log.info(
           `${op.title} POST ${entry.request.url} -> ${statusText(entry)} in ${entry.durationMs} ms, ` +
             `${entry.attempts} attempt(s), transaction ${entry.billable ? 'spent' : 'not spent'}`,
         );
+        if (report.waitTooLong) {
+          ctx.log.warn(
+            `${op.title}: the service asked to wait ${Math.round(report.waitTooLong.retryAfterMs / 1000)} s; ` +
+              `not waited for. It said to try again after ${new Date(report.waitTooLong.resumeAt).toISOString()}`,
+          );
+        }
         await ctx.history.add(entry);
         return entry;
       } finally {
@@ -102,17 +125,45 @@ export async function reportCall(ctx: Ctx, entry: HistoryEntry): Promise<void> {
   const { outcome } = entry;
   const spent = entry.billable ? 'A transaction was spent.' : 'No transaction was spent.';
   switch (outcome.kind) {
-    case 'record':
+    case 'record': {
       vscode.window.setStatusBarMessage(`${op.title}: ${statusText(entry)} in ${entry.durationMs} ms`, 5000);
+      const count = outcome.mismatches?.length ?? 0;
+      if (count > 0) {
+        // Not awaited: a notification without actions resolves only when it is dismissed.
+        void vscode.window.showWarningMessage(
+          ctx.scrub(
+            `${op.title}: the answer differs from the API description in ${count} field${count === 1 ? '' : 's'}; ` +
+              'every field was kept and the result lists them.',
+          ),
+        );
+      }
       return;
+    }
     case 'no-match':
       await vscode.window.showInformationMessage(
-        `${op.title}: no record matches ${inputSummary(entry.input)} (204). ${spent}`,
+        ctx.scrub(`${op.title}: no record matches ${inputSummary(entry.input)} (204). ${spent}`),
       );
       return;
+    case 'unreadable': {
+      // Paid for: never asked again on its own. Asking again is the user's choice, and it says the cost.
+      const shown = vscode.window.showWarningMessage(
+        ctx.scrub(
+          `${op.title}: paid, unreadable. The service answered 200 (a transaction was spent), but ${outcome.reason}. ` +
+            'What arrived is in the result and the History.',
+        ),
+        ASK_AGAIN,
+      );
+      await offer(ctx, shown, entry);
+      return;
+    }
     case 'error': {
       const action = ACTION_FOR[outcome.error.code];
-      const message = `${op.title}: ${outcome.error.message} ${spent}`;
+      // A Retry-After longer than core waits for: not waited for, and the user is told when to try.
+      const resume =
+        entry.resumeAt === undefined
+          ? ''
+          : ` The service asks to wait until ${new Date(entry.resumeAt).toLocaleString()}; that was not waited for.`;
+      const message = ctx.scrub(`${op.title}: ${outcome.error.message}${resume} ${spent}`);
       const shown = action
         ? vscode.window.showErrorMessage(message, action)
         : vscode.window.showErrorMessage(message);
@@ -134,17 +185,21 @@ async function offer(ctx: Ctx, shown: Thenable<string | undefined>, entry: Histo
   if (action === SET_API_KEY) await vscode.commands.executeCommand(COMMAND.setApiKey);
   if (action === OPEN_SETTINGS)
     await vscode.commands.executeCommand('workbench.action.openSettings', CONFIG_SECTION);
-  if (action === RETRY && entry) {
+  if ((action === RETRY || action === ASK_AGAIN) && entry) {
     const again = await sendCall(ctx, operationOf(entry), entry.input);
     if (again) await reportCall(ctx, again);
   }
 }
 
-/** "200", "204 no match", "401 error", "network error". */
+/** "200", "200 (2 not as documented)", "204 no match", "200 paid, unreadable", "401 error", "network error". */
 export function statusText(entry: HistoryEntry): string {
   const { outcome } = entry;
-  if (outcome.kind === 'record') return '200';
+  if (outcome.kind === 'record') {
+    const count = outcome.mismatches?.length ?? 0;
+    return count === 0 ? '200' : `200 (${count} not as documented)`;
+  }
   if (outcome.kind === 'no-match') return '204 no match';
+  if (outcome.kind === 'unreadable') return '200 paid, unreadable';
   return outcome.error.status !== undefined ? `${outcome.error.status} error` : `${outcome.error.code} error`;
 }
 

@@ -3,6 +3,7 @@
 import {
   API_KEY_ENV,
   type CleanInput,
+  checkApiKey,
   checkBaseUrl,
   isLoopback,
   OPERATIONS,
@@ -17,6 +18,7 @@ import { reportCall, sendCall } from './calls';
 import type { Ctx } from './ctx';
 import { type HistoryEntry, operationOf } from './history';
 import { askInput } from './input-flow';
+import { checkSavedKey } from './key-check';
 import { COMMAND, HISTORY_VIEW, operationCommandId } from './manifest';
 import { askReuse, findEarlierAnswer } from './reuse';
 import { prefillFor, selectedText } from './selection';
@@ -112,14 +114,15 @@ const setApiKey: CommandFactory = (ctx) => async () => {
     placeHolder: 'Paste the API key',
     password: true,
     ignoreFocusOut: true,
-    validateInput: (text) =>
-      text.trim() === '' ? 'Enter the key' : /\s/.test(text.trim()) ? 'A key has no spaces' : undefined,
+    // Surrounding spaces (a paste) are trimmed; anything else checkApiKey refuses is a copy mistake.
+    validateInput: (text) => (text.trim() === '' ? 'Enter the key' : checkApiKey(text.trim())),
   });
   if (key === undefined) return;
   await ctx.keys.set(key);
-  await ctx.refresh();
+  const saved = await ctx.refresh();
   ctx.log.info('API key set');
-  void vscode.window.showInformationMessage("API key saved in VS Code's secret storage.");
+  // The free check: each base in use says whether it accepts the key, and nothing is spent.
+  if (saved) await checkSavedKey(ctx, saved);
 };
 
 const clearApiKey: CommandFactory = (ctx) => async () => {

@@ -1,5 +1,6 @@
 // What every command and view shares: settings, the key store, history, result documents, the log
 // and the status bar, created once on activation and disposed with the extension.
+import { createScrubber } from '@enrich/core';
 import * as vscode from 'vscode';
 import { Config } from './config';
 import { History } from './history';
@@ -15,11 +16,13 @@ export class Ctx {
   readonly results: ResultDocuments;
   readonly log = new Log();
   readonly status: StatusBar;
+  private scrubber: (text: string) => string = (text) => text;
 
   private constructor(readonly extension: vscode.ExtensionContext) {
     this.keys = new ApiKeyStore(extension.secrets);
-    this.history = new History(extension.globalState, () => this.config.historySize);
-    this.results = new ResultDocuments(this.history);
+    const scrub = (text: string) => this.scrub(text);
+    this.history = new History(extension.globalState, () => this.config.historySize, scrub);
+    this.results = new ResultDocuments(this.history, scrub);
     this.status = new StatusBar(this.config);
     this.subscribe(
       this.keys,
@@ -46,9 +49,18 @@ export class Ctx {
     this.extension.subscriptions.push(...disposables);
   }
 
+  /**
+   * Core's scrubber for the current key: every string the extension writes (messages, history,
+   * result documents, the log) passes through it, behind the rule that messages never hold the key.
+   */
+  scrub(text: string): string {
+    return this.scrubber(text);
+  }
+
   /** Re-reads the key, then updates what depends on it. */
   async refresh(): Promise<string | undefined> {
     const key = await this.keys.get();
+    this.scrubber = createScrubber(key ? [key] : []);
     this.log.mask(key);
     this.status.update(key !== undefined);
     return key;

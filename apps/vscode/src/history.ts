@@ -1,8 +1,11 @@
 // Recent calls, newest first, kept in the extension's globalState so they survive restarts, and
 // capped by the `enrich.historySize` setting. An entry holds the request with the key already
-// redacted: nothing here can leak it, even if the storage file is read.
+// redacted, and passes through the key scrubber: nothing here can leak it, even if the storage file
+// is read. A paid answer keeps the body the service sent (capped at HISTORY_RAW_MAX_CHARS), so that
+// a later version can read it again without paying.
 import {
   type CleanInput,
+  capRaw,
   findOperation,
   type HttpRequest,
   type Operation,
@@ -13,6 +16,8 @@ import {
 import * as vscode from 'vscode';
 
 export const HISTORY_STATE_KEY = 'enrich.history';
+/** How much of an answer's body each entry keeps; globalState holds every entry in memory. */
+export const HISTORY_RAW_MAX_CHARS = 65_536;
 
 export interface HistoryEntry {
   readonly id: string;
@@ -23,10 +28,15 @@ export interface HistoryEntry {
   readonly durationMs: number;
   readonly attempts: number;
   readonly outcome: Outcome;
-  /** Whether the answer cost a transaction (core's isBillable). */
+  /** Whether the answer cost a transaction (core's isPaid). */
   readonly billable: boolean;
   /** The request as sent, with the key replaced by core's redaction marker. */
   readonly request: HttpRequest;
+  /**
+   * Set when the service asked for a longer wait (Retry-After) than core waits for: epoch ms from
+   * which it said it would answer again.
+   */
+  readonly resumeAt?: number;
 }
 
 export class History implements vscode.Disposable {
@@ -36,6 +46,7 @@ export class History implements vscode.Disposable {
   constructor(
     private readonly state: vscode.Memento,
     private readonly capacity: () => number,
+    private readonly scrub: (text: string) => string = (text) => text,
   ) {}
 
   /** Newest first. */
@@ -52,9 +63,14 @@ export class History implements vscode.Disposable {
     return this.all()[0];
   }
 
-  /** Adds a call; the request is redacted here whatever the caller passed. */
+  /** Adds a call; the request is redacted and the whole entry scrubbed here, whatever the caller passed. */
   async add(entry: HistoryEntry): Promise<void> {
-    const safe = { ...entry, request: redactRequest(entry.request) };
+    const redacted = {
+      ...entry,
+      request: redactRequest(entry.request),
+      outcome: withCappedRaw(entry.outcome),
+    };
+    const safe = JSON.parse(this.scrub(JSON.stringify(redacted))) as HistoryEntry;
     await this.save([safe, ...this.all()]);
   }
 
@@ -80,6 +96,11 @@ export class History implements vscode.Disposable {
   dispose(): void {
     this.changed.dispose();
   }
+}
+
+function withCappedRaw(outcome: Outcome): Outcome {
+  if (outcome.kind !== 'record' && outcome.kind !== 'unreadable') return outcome;
+  return { ...outcome, raw: capRaw(outcome.raw, HISTORY_RAW_MAX_CHARS) };
 }
 
 export function operationOf(entry: HistoryEntry): Operation {

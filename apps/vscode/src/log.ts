@@ -1,15 +1,15 @@
 // The "Enrichment" output channel. Lines say what was called and what came back, never a header
-// or the key; as a second guard, the current key is masked out of every line before it is written.
-import { REDACTED_KEY } from '@enrich/core';
+// or the key; as a second guard, every line passes through core's scrubber for the current key.
+import { createScrubber } from '@enrich/core';
 import * as vscode from 'vscode';
 
 export class Log implements vscode.Disposable {
   private readonly channel = vscode.window.createOutputChannel('Enrichment', { log: true });
-  private key: string | undefined;
+  private scrubber: (text: string) => string = (text) => text;
 
-  /** Tells the log which key to mask; called whenever the key changes. */
+  /** Tells the log which key to hide; called whenever the key changes. */
   mask(key: string | undefined): void {
-    this.key = key;
+    this.scrubber = createScrubber(key ? [key] : []);
   }
 
   info(message: string): void {
@@ -25,7 +25,7 @@ export class Log implements vscode.Disposable {
   }
 
   private scrub(message: string): string {
-    return this.key ? message.split(this.key).join(REDACTED_KEY) : message;
+    return this.scrubber(message);
   }
 
   dispose(): void {

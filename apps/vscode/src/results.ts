@@ -1,6 +1,9 @@
 // Each call's answer as a read-only JSON document (a virtual document: nothing is written to disk),
 // titled with the operation and the input, and stating the status, the time and whether the call
-// spent a transaction.
+// spent a transaction. An answer that differs from the API description says so: fields the
+// description does not list are shown (`notInTheDescription`), and what did not match is listed
+// (`notAsDocumented`). A paid answer that could not be read is shown as "paid, unreadable" with
+// the body that arrived.
 import * as vscode from 'vscode';
 import { type History, type HistoryEntry, inputSummary, operationOf } from './history';
 
@@ -10,7 +13,10 @@ export class ResultDocuments implements vscode.TextDocumentContentProvider {
   // This session's results, so that a result stays readable after its history entry is dropped.
   private readonly shown = new Map<string, HistoryEntry>();
 
-  constructor(private readonly history: History) {}
+  constructor(
+    private readonly history: History,
+    private readonly scrub: (text: string) => string = (text) => text,
+  ) {}
 
   uriFor(entry: HistoryEntry): vscode.Uri {
     const title = `${operationOf(entry).title} ${inputSummary(entry.input)}`.replace(/[/\\?#%]/g, '-');
@@ -26,7 +32,7 @@ export class ResultDocuments implements vscode.TextDocumentContentProvider {
   provideTextDocumentContent(uri: vscode.Uri): string {
     const entry = this.shown.get(uri.query) ?? this.history.get(uri.query);
     if (!entry) return JSON.stringify({ message: 'This result is no longer kept.' }, null, 2);
-    return renderResult(entry);
+    return this.scrub(renderResult(entry));
   }
 }
 
@@ -37,14 +43,47 @@ export function renderResult(entry: HistoryEntry): string {
     operation: operationOf(entry).title,
     input: entry.input,
     status: outcome.kind === 'error' ? (outcome.error.status ?? null) : outcome.status,
-    result: outcome.kind === 'record' ? 'record' : outcome.kind === 'no-match' ? 'no match' : 'error',
+    result: resultWords(entry),
     transaction: entry.billable ? 'spent' : 'not spent',
     sentAt: new Date(entry.at).toISOString(),
     durationMs: entry.durationMs,
     attempts: entry.attempts,
   };
-  if (outcome.kind === 'record') doc.record = outcome.record;
-  if (outcome.kind === 'no-match') doc.message = 'No record matches this input.';
-  if (outcome.kind === 'error') doc.message = outcome.error.message;
+  switch (outcome.kind) {
+    case 'record':
+      doc.record = outcome.record;
+      // Entries stored before tolerant reading have neither.
+      if (outcome.extra && Object.keys(outcome.extra).length > 0) doc.notInTheDescription = outcome.extra;
+      if (outcome.mismatches && outcome.mismatches.length > 0)
+        doc.notAsDocumented = outcome.mismatches.map((m) => `${m.field}: ${m.detail}`);
+      break;
+    case 'no-match':
+      doc.message = 'No record matches this input.';
+      break;
+    case 'unreadable':
+      doc.message = `The service answered 200, so the transaction was spent, but ${outcome.reason}. It was not asked again; "Ask again" buys the answer again.`;
+      doc.received = outcome.raw;
+      break;
+    case 'error':
+      doc.message = outcome.error.message;
+      break;
+  }
   return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+/** "record", "record (2 fields not as documented)", "no match", "paid, unreadable", "error". */
+export function resultWords(entry: HistoryEntry): string {
+  const { outcome } = entry;
+  switch (outcome.kind) {
+    case 'record': {
+      const count = outcome.mismatches?.length ?? 0;
+      return count === 0 ? 'record' : `record (${count} field${count === 1 ? '' : 's'} not as documented)`;
+    }
+    case 'no-match':
+      return 'no match';
+    case 'unreadable':
+      return 'paid, unreadable';
+    case 'error':
+      return 'error';
+  }
 }

@@ -3,16 +3,10 @@
 // transaction) and calling again (one transaction). "The same request" is core's requestKey of the
 // operation and clean input, recomputed from each entry's stored input (so entries written before
 // this feature match too), sent to the same URL: a sandbox answer never stands in for the real
-// service's. Only records and no-matches are offered, the billable answers (core's isBillable);
-// an error, even a billed 440, is never shown in place of a call.
-import {
-  type CleanInput,
-  isBillable,
-  type Operation,
-  type Outcome,
-  requestKey,
-  validate,
-} from '@enrich/core';
+// service's. Only records, no-matches and paid-but-unreadable answers are offered, the paid answers
+// (core's isPaid): an unreadable answer is not bought again by accident, and "Call again" says what
+// it costs. An error, even a billed 440, is never shown in place of a call.
+import { type CleanInput, isPaid, type Operation, type Outcome, requestKey, validate } from '@enrich/core';
 import * as vscode from 'vscode';
 import { type HistoryEntry, inputSummary, operationOf } from './history';
 
@@ -46,7 +40,7 @@ export function findEarlierAnswer(
 }
 
 export function isReusable(outcome: Outcome): boolean {
-  return outcome.kind !== 'error' && isBillable(outcome);
+  return outcome.kind !== 'error' && isPaid(outcome);
 }
 
 // Validated again, so that an entry whose input was stored before a change to core's normalisation
@@ -66,7 +60,12 @@ export async function askReuse(
   earlier: HistoryEntry,
   now: number,
 ): Promise<ReuseChoice> {
-  const answered = earlier.outcome.kind === 'record' ? 'It found a record.' : 'It found no match (204).';
+  const answered =
+    earlier.outcome.kind === 'record'
+      ? 'It found a record.'
+      : earlier.outcome.kind === 'unreadable'
+        ? 'The answer was paid for but could not be read.'
+        : 'It found no match (204).';
   const choice = await vscode.window.showInformationMessage(
     `${op.title} for ${inputSummary(input)} was answered ${timeAgo(now - earlier.at)} ago. ${answered}`,
     { modal: true, detail: 'Showing that answer spends no transaction; calling again spends one.' },

@@ -44,5 +44,6 @@ export class HistoryTree implements vscode.TreeDataProvider<HistoryEntry>, vscod
 const ICON: Record<HistoryEntry['outcome']['kind'], string> = {
   record: 'pass',
   'no-match': 'circle-slash',
+  unreadable: 'warning',
   error: 'error',
 };

@@ -1,37 +1,46 @@
 // The local answer cache, which is also the journal that makes bulk runs resumable.
 //
-// One JSON object per line, appended as each paid answer arrives and before the row that needed it
-// is counted as done: {"v":1,"ns":"...","key":"...","at":<ms>,"outcome":{...}}.
+// One JSON object per line, appended as each paid answer arrives: {"v":1,"ns":"...","key":"...",
+// "at":<ms>,"outcome":{...}}.
 // - `key` is core's requestKey (operation + normalised input); `ns` names the service that answered
-//   (the v2/v3 operation URL, or "sandbox"), so sandbox answers never stand in for real ones. Neither
+//   (its normalised origin, or "sandbox"), so sandbox answers never stand in for real ones. Neither
 //   holds the API key, and nothing else in the line does.
-// - Append-only: a kill can at worst leave a torn last line, which the next open skips (and ends with
-//   a newline so the next answer starts clean). A later line for the same key wins.
+// - Durable before done: put() resolves true only once the line is written AND fdatasync'd. Syncs
+//   are shared: every answer that arrives while one sync runs is covered by the next (group commit),
+//   so durability costs one sync per batch, not one per answer.
+// - Never fatal to read: a line that is not an answer of ours (null, another shape, torn by a kill,
+//   garbage) is skipped and counted in `unreadableLines`; a later line for the same key wins.
+// - Never loses a paid answer silently: when a write or a sync fails (disk full), the store stops
+//   writing, keeps that answer and every later one in memory (`unsaved`), and put() resolves false.
+//   saveUnsaved() then tries the journal again (the caller frees space first), else a rescue file in
+//   the temp directory that the next open of this cache imports, else reports what is lost.
 // - Only an index (key -> byte offset) is kept in memory; answers are read back from the file when a
-//   row needs one, so memory grows with the number of distinct requests, by a few dozen bytes each,
-//   and not at all with the number of rows.
+//   row needs one, so memory grows with the number of distinct requests and not with rows.
 // - Answers older than maxAgeMs are not used (they are asked again, and the new answer appended).
+import { createHash } from 'node:crypto';
 import {
   closeSync,
-  constants,
   existsSync,
+  fdatasync,
   fdatasyncSync,
   fstatSync,
+  ftruncateSync,
   mkdirSync,
   openSync,
   readFileSync,
   readSync,
+  realpathSync,
   unlinkSync,
-  writeFileSync,
   writeSync,
 } from 'node:fs';
-import { dirname } from 'node:path';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import type { Outcome } from '@enrich/core';
-import { CommandError, EXIT } from './exit-codes.js';
+import { acquireLock, type FileLock } from './file-lock.js';
 
 const FORMAT_VERSION = 1;
 const READ_CHUNK = 1 << 20;
-const SYNC_EVERY_MS = 1000;
+const OUTCOME_KINDS = new Set(['record', 'no-match', 'error', 'unreadable']);
 
 interface Line {
   readonly v: number;
@@ -44,41 +53,95 @@ interface Line {
 export interface AnswerStoreOptions {
   readonly path: string;
   readonly namespace: string;
+  /** Namespaces whose answers are read as this one's (the spellings of earlier versions). */
+  readonly alsoReads?: readonly string[];
   /** Answers older than this are ignored; Infinity keeps them forever. */
   readonly maxAgeMs: number;
   /** Dry runs only read: no lock, no file created. */
   readonly readOnly?: boolean;
   readonly now?: () => number;
+  /** Applied to every line before it is written (the key scrubber). */
+  readonly scrub?: (text: string) => string;
+  /** Where answers that could not be journaled are rescued; the temp directory by default. */
+  readonly rescueDir?: string;
+  /** fdatasync by default; tests pass one they can hold back or make fail. */
+  readonly syncFile?: (fd: number) => Promise<void>;
+}
+
+const fdatasyncAsync = (fd: number) =>
+  new Promise<void>((resolve, reject) => fdatasync(fd, (e) => (e ? reject(e) : resolve())));
+
+/** Where the answers that could not be journaled ended up. */
+export interface SaveReport {
+  /** Answers that arrived but could not be journaled during the run. */
+  readonly count: number;
+  /** 'journal' (written after all), 'rescue' (in rescuePath), or 'nowhere' (lost: a rerun buys them). */
+  readonly where: 'journal' | 'rescue' | 'nowhere';
+  readonly rescuePath?: string;
+  /** Why the journal could not be written. */
+  readonly reason: string;
 }
 
 export class AnswerStore {
   readonly path: string;
+  private readonly namespaces: Set<string>;
   private readonly namespace: string;
   private readonly now: () => number;
+  private readonly scrub: (text: string) => string;
+  private readonly rescuePath: string;
+  private readonly syncFile: (fd: number) => Promise<void>;
+  /** fdatasync calls made (each covers every line written before it). */
+  syncs = 0;
   private readonly index = new Map<string, number>();
   private fd: number | undefined;
   private size = 0;
-  private lastSync = 0;
-  private lockPath: string | undefined;
+  private lock: FileLock | undefined;
+  /** The file ends without a newline (a torn last line): the next append starts with one. */
+  private needsNewline = false;
+  // Group commit: lines written, lines known durable, and those written but not yet synced.
+  private written = 0;
+  private durable = 0;
+  private notDurable = new Map<number, { key: string; text: string }>();
+  private syncing: Promise<void> | undefined;
+  /** The first write or sync error; once set, nothing more is written this run. */
+  failure: Error | undefined;
+  /** Answers that arrived but are not known to be on disk, by key (JSON lines). */
+  private readonly unsaved = new Map<string, string>();
+  /** Answers read from a rescue file and not (yet) in the journal. */
+  private readonly rescued = new Map<string, Outcome>();
   /** Lines written by this process since it opened the store. */
   appended = 0;
+  /** Lines of the file that could not be read as an answer (skipped). */
+  unreadableLines = 0;
+  /** Answers imported from the rescue file of an earlier run. */
+  imported = 0;
 
   private constructor(options: AnswerStoreOptions) {
     this.path = options.path;
     this.namespace = options.namespace;
+    this.namespaces = new Set([options.namespace, ...(options.alsoReads ?? [])]);
     this.now = options.now ?? Date.now;
+    this.scrub = options.scrub ?? ((text) => text);
+    this.rescuePath = rescuePathFor(options.path, options.rescueDir ?? tmpdir());
+    this.syncFile = options.syncFile ?? fdatasyncAsync;
   }
 
   static open(options: AnswerStoreOptions): AnswerStore {
     const store = new AnswerStore(options);
     if (!options.readOnly) {
       mkdirSync(dirname(options.path), { recursive: true });
-      store.lock();
+      store.lock = acquireLock(options.path, 'answer cache');
     }
-    if (options.readOnly && !existsSync(options.path)) return store;
+    const oldest =
+      options.maxAgeMs === Number.POSITIVE_INFINITY
+        ? Number.NEGATIVE_INFINITY
+        : store.now() - options.maxAgeMs;
     try {
-      store.fd = openSync(options.path, options.readOnly ? 'r' : 'a+');
-      store.load(options.maxAgeMs);
+      if (!options.readOnly || existsSync(options.path)) {
+        store.fd = openSync(options.path, options.readOnly ? 'r' : 'a+');
+        store.load(oldest);
+      }
+      store.importRescue(oldest, options.readOnly === true);
     } catch (error) {
       store.close();
       throw error;
@@ -88,58 +151,176 @@ export class AnswerStore {
 
   /** Distinct requests with a fresh answer. */
   get count(): number {
-    return this.index.size;
+    let n = this.index.size;
+    for (const key of this.rescued.keys()) if (!this.index.has(key)) n++;
+    return n;
+  }
+
+  /** Answers that arrived but are not (yet) known to be on disk. */
+  get unsavedCount(): number {
+    return this.unsaved.size;
   }
 
   has(key: string): boolean {
-    return this.index.has(key);
+    return this.index.has(key) || this.rescued.has(key) || this.unsaved.has(key);
   }
 
   get(key: string): Outcome | undefined {
+    const held = this.unsaved.get(key);
+    if (held !== undefined) return (JSON.parse(held) as Line).outcome;
     const offset = this.index.get(key);
-    if (offset === undefined || this.fd === undefined) return undefined;
-    return (JSON.parse(this.readLine(offset)) as Line).outcome;
+    if (offset !== undefined && this.fd !== undefined) {
+      const line = parseLine(this.readLine(offset));
+      if (line) return line.outcome;
+    }
+    return this.rescued.get(key);
   }
 
-  /** Appends an answer; it is on disk (in the OS's cache, safe from a kill) when this returns. */
-  put(key: string, outcome: Outcome): void {
-    if (this.fd === undefined) throw new Error('The answer cache is open read-only');
+  /**
+   * Journals an answer. Resolves true once it is durably on disk (written and fdatasync'd), false
+   * when it could not be (see `failure`): the answer is then held in memory for saveUnsaved().
+   */
+  async put(key: string, outcome: Outcome): Promise<boolean> {
+    if (this.lock === undefined) throw new Error('The answer cache is open read-only');
     const line: Line = { v: FORMAT_VERSION, ns: this.namespace, key, at: this.now(), outcome };
-    const text = `${JSON.stringify(line)}\n`;
-    writeSync(this.fd, text);
-    this.index.set(key, this.size);
-    this.size += Buffer.byteLength(text);
+    const text = this.scrub(JSON.stringify(line));
+    if (this.failure) {
+      this.unsaved.set(key, text);
+      return false;
+    }
+    let offset: number;
+    try {
+      offset = this.append(text);
+    } catch (error) {
+      // Lines written before this one may still be synced: saveUnsaved() tries.
+      this.failure ??= asError(error);
+      this.unsaved.set(key, text);
+      return false;
+    }
+    this.index.set(key, offset);
     this.appended++;
-    // Survives a kill at once; a power cut can cost at most the last second of answers.
-    if (this.now() - this.lastSync >= SYNC_EVERY_MS) this.sync();
+    const seq = ++this.written;
+    this.notDurable.set(seq, { key, text });
+    return this.waitDurable(seq);
   }
 
-  sync(): void {
-    if (this.fd === undefined) return;
-    fdatasyncSync(this.fd);
-    this.lastSync = this.now();
+  /**
+   * After a failure: writes the answers held in memory to the journal if it now can (the caller
+   * frees what it can first), else to the rescue file, and says where they went.
+   */
+  saveUnsaved(): SaveReport | undefined {
+    if (this.unsaved.size === 0 && !this.failure) return undefined;
+    const reason = describeFailure(this.failure);
+    // Lines written but not yet synced when a later write failed: a sync now makes them durable.
+    if (this.notDurable.size > 0 && this.fd !== undefined) {
+      try {
+        fdatasyncSync(this.fd);
+        this.notDurable.clear();
+      } catch (error) {
+        this.fail(error);
+      }
+    }
+    const count = this.unsaved.size;
+    if (count === 0) return { count, where: 'journal', reason };
+    const lines = [...this.unsaved.values()].map((text) => `${text}\n`).join('');
+    if (this.fd !== undefined) {
+      try {
+        this.append(lines.slice(0, -1));
+        fdatasyncSync(this.fd);
+        this.unsaved.clear();
+        return { count, where: 'journal', reason };
+      } catch {
+        // Still no room: try elsewhere.
+      }
+    }
+    let fd: number | undefined;
+    try {
+      mkdirSync(dirname(this.rescuePath), { recursive: true });
+      fd = openSync(this.rescuePath, 'a', 0o600);
+      writeAll(fd, Buffer.from(lines));
+      fdatasyncSync(fd);
+      this.unsaved.clear();
+      return { count, where: 'rescue', rescuePath: this.rescuePath, reason };
+    } catch {
+      return { count, where: 'nowhere', reason };
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
   }
 
   close(): void {
     if (this.fd !== undefined) {
-      if (this.lockPath) this.sync();
+      if (this.lock && !this.failure) {
+        try {
+          fdatasyncSync(this.fd);
+        } catch {
+          // Every answer that counted as done was synced already.
+        }
+      }
       closeSync(this.fd);
       this.fd = undefined;
     }
-    if (this.lockPath) {
-      try {
-        unlinkSync(this.lockPath);
-      } catch {
-        // Already gone: nothing to release.
-      }
-      this.lockPath = undefined;
-    }
+    this.lock?.release();
+    this.lock = undefined;
   }
 
-  private load(maxAgeMs: number): void {
+  private async waitDurable(seq: number): Promise<boolean> {
+    while (this.durable < seq) {
+      if (this.failure) return false;
+      this.syncing ??= this.syncBatch().finally(() => {
+        this.syncing = undefined;
+      });
+      await this.syncing;
+    }
+    return true;
+  }
+
+  private async syncBatch(): Promise<void> {
+    const fd = this.fd;
+    const target = this.written;
+    if (fd === undefined) return;
+    try {
+      this.syncs++;
+      await this.syncFile(fd);
+    } catch (error) {
+      this.fail(error);
+      return;
+    }
+    this.durable = Math.max(this.durable, target);
+    for (const seq of this.notDurable.keys()) if (seq <= target) this.notDurable.delete(seq);
+  }
+
+  // A sync failed: from now on nothing is written; answers not known to be durable are held in memory.
+  private fail(error: unknown): void {
+    this.failure ??= asError(error);
+    for (const { key, text } of this.notDurable.values()) this.unsaved.set(key, text);
+    this.notDurable.clear();
+  }
+
+  /** Appends one line and returns its offset; a short write is undone, so no torn line is left. */
+  private append(text: string): number {
+    const fd = this.fd as number;
+    const prefix = this.needsNewline ? '\n' : '';
+    const buffer = Buffer.from(`${prefix}${text}\n`);
+    try {
+      writeAll(fd, buffer);
+    } catch (error) {
+      try {
+        ftruncateSync(fd, this.size);
+      } catch {
+        // The next load skips a torn line anyway.
+      }
+      throw error;
+    }
+    const offset = this.size + prefix.length;
+    this.size += buffer.length;
+    this.needsNewline = false;
+    return offset;
+  }
+
+  private load(oldest: number): void {
     const fd = this.fd as number;
     const { size } = fstatSync(fd);
-    const oldest = maxAgeMs === Number.POSITIVE_INFINITY ? -Infinity : this.now() - maxAgeMs;
     const buffer = Buffer.alloc(READ_CHUNK);
     let carry = Buffer.alloc(0);
     let carryStart = 0;
@@ -160,23 +341,54 @@ export class AnswerStore {
       carryStart = chunkStart + lineStart;
     }
     this.size = size;
-    // A torn last line (the process died mid-write) is skipped; end it so the next line is whole.
-    if (carry.length > 0 && !this.isReadOnly()) {
-      writeSync(fd, '\n');
-      this.size += 1;
+    // A torn last line (the process died mid-write) is skipped; the next append starts a new line.
+    if (carry.length > 0) {
+      this.unreadableLines++;
+      this.needsNewline = true;
     }
   }
 
   private indexLine(text: string, offset: number, oldest: number): void {
-    let line: Partial<Line>;
+    if (text.trim() === '') return;
+    const line = parseLine(text);
+    if (!line) {
+      this.unreadableLines++;
+      return;
+    }
+    if (!this.namespaces.has(line.ns) || line.at < oldest) return;
+    this.index.set(line.key, offset);
+  }
+
+  // Answers an earlier run could not journal (disk full) and saved in the rescue file: read them,
+  // and when writing, move them into the journal and delete the rescue file.
+  private importRescue(oldest: number, readOnly: boolean): void {
+    let text: string;
     try {
-      line = JSON.parse(text) as Partial<Line>;
+      text = readFileSync(this.rescuePath, 'utf8');
     } catch {
       return;
     }
-    if (line.v !== FORMAT_VERSION || line.ns !== this.namespace || typeof line.key !== 'string') return;
-    if (typeof line.at !== 'number' || line.at < oldest) return;
-    this.index.set(line.key, offset);
+    const lines = text.split('\n').filter((l) => l.trim() !== '');
+    const fresh: string[] = [];
+    for (const raw of lines) {
+      const line = parseLine(raw);
+      if (!line || !this.namespaces.has(line.ns) || line.at < oldest) continue;
+      this.rescued.set(line.key, line.outcome);
+      fresh.push(raw);
+    }
+    if (readOnly || this.fd === undefined) return;
+    if (fresh.length > 0) {
+      const offsets: number[] = [];
+      for (const raw of fresh) offsets.push(this.append(raw));
+      fdatasyncSync(this.fd);
+      fresh.forEach((raw, i) => {
+        const line = parseLine(raw) as Line;
+        this.index.set(line.key, offsets[i] as number);
+      });
+      this.imported = fresh.length;
+    }
+    this.rescued.clear();
+    unlinkSync(this.rescuePath);
   }
 
   private readLine(offset: number): string {
@@ -195,44 +407,66 @@ export class AnswerStore {
       position += read;
     }
   }
+}
 
-  private isReadOnly(): boolean {
-    return this.lockPath === undefined;
+/** A journal line, or undefined for anything else (null, another shape, torn, garbage). */
+export function parseLine(text: string): Line | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
   }
+  if (!isObject(value)) return undefined;
+  const { v, ns, key, at, outcome } = value;
+  if (v !== FORMAT_VERSION || typeof ns !== 'string' || typeof key !== 'string') return undefined;
+  if (typeof at !== 'number' || !Number.isFinite(at) || !isOutcome(outcome)) return undefined;
+  return value as unknown as Line;
+}
 
-  // One writer per cache: two runs appending to one journal would each miss the other's answers
-  // and pay twice. A lock left by a killed run is taken over when its process is gone.
-  private lock(): void {
-    const lockPath = `${this.path}.lock`;
-    for (let tries = 0; tries < 2; tries++) {
-      try {
-        const fd = openSync(lockPath, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY);
-        writeSync(fd, String(process.pid));
-        closeSync(fd);
-        this.lockPath = lockPath;
-        return;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        const holder = Number.parseInt(readFileSync(lockPath, 'utf8'), 10);
-        if (Number.isInteger(holder) && holder !== process.pid && isAlive(holder)) {
-          throw new CommandError(
-            `Another enrich run (process ${holder}) is using the answer cache ${this.path}; wait for it, or give this run its own --cache`,
-            EXIT.usage,
-          );
-        }
-        writeFileSync(lockPath, '');
-        unlinkSync(lockPath);
-      }
-    }
-    throw new CommandError(`Could not lock the answer cache ${this.path}`, EXIT.usage);
+function isOutcome(value: unknown): value is Outcome {
+  if (!isObject(value) || typeof value.kind !== 'string' || !OUTCOME_KINDS.has(value.kind)) return false;
+  switch (value.kind) {
+    case 'record':
+      return isObject(value.record);
+    case 'error':
+      return isObject(value.error) && typeof value.error.message === 'string';
+    case 'unreadable':
+      return typeof value.raw === 'string';
+    default:
+      return true;
   }
 }
 
-function isAlive(pid: number): boolean {
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function writeAll(fd: number, buffer: Buffer): void {
+  let done = 0;
+  while (done < buffer.length) done += writeSync(fd, buffer, done, buffer.length - done);
+}
+
+/** The rescue file of a cache: in the temp directory (likely another disk), named for the cache. */
+export function rescuePathFor(cachePath: string, dir: string): string {
+  let real = cachePath;
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    real = join(realpathSync(dirname(cachePath)), basename(cachePath));
+  } catch {
+    // The directory does not exist yet: the path as given names it.
   }
+  const id = createHash('sha256').update(real).digest('hex').slice(0, 16);
+  return join(dir, `enrich-unsaved-${id}.jsonl`);
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+function describeFailure(error: Error | undefined): string {
+  if (!error) return 'unknown';
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOSPC') return 'the disk is full (ENOSPC)';
+  if (code === 'EDQUOT') return 'the disk quota is used up (EDQUOT)';
+  return code ? `${code}: ${error.message}` : error.message;
 }

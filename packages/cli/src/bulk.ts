@@ -2,23 +2,32 @@
 // each distinct valid request.
 //
 // How a run survives being killed: every paid answer is appended to the answer cache (the journal)
-// the moment it arrives; the output is written to <out>.partial and renamed over <out> only when
-// every row is in it. Running the same command again reads the file from the top, answers what the
-// journal already holds without sending anything, sends the rest, and writes the whole output again.
+// the moment it arrives, and its row counts as done only once the answer is durably there; the
+// output is written to <out>.partial and renamed over <out> only when every row is in it. Running
+// the same command again reads the file from the top, answers what the journal already holds
+// without sending anything, sends the rest, and writes the whole output again.
+//
+// How it stops: on Ctrl-C (the signal) nothing more is sent and every wait ends; requests on the
+// wire get graceMs to answer (their answers are journaled), then are abandoned and counted as
+// "may have been paid". When the journal cannot be written (disk full) the run stops sending, keeps
+// the answers that could not be written in memory, removes its partial output to free space, and
+// saves them (journal, else a rescue file); the summary says where.
 
-import { once } from 'node:events';
+import { once, setMaxListeners } from 'node:events';
 import { closeSync, createWriteStream, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { Operation } from '@enrich/core';
 import { type Options as StringifyOptions, stringify } from 'csv-stringify';
-import { AnswerStore } from './answer-store.js';
+import { AnswerStore, type SaveReport } from './answer-store.js';
 import { BoundedMap } from './bounded-map.js';
 import { openCsv, rowPlanner } from './csv-rows.js';
 import { CommandError, EXIT } from './exit-codes.js';
+import { ExtraColumns } from './extra-columns.js';
+import { acquireLock, type FileLock } from './file-lock.js';
 import type { ProgressReporter } from './progress.js';
-import { invalidResult, type RowResult, resultOf } from './row-result.js';
+import { invalidResult, isUnreadable, kindOf, type RowResult, resultOf } from './row-result.js';
 import { Sender, type SenderOptions, type StopReason } from './sender.js';
 
 export interface BulkOptions {
@@ -41,7 +50,24 @@ export interface BulkOptions {
   readonly windowRows?: number;
   /** Answers kept in memory; the rest are read back from the cache file. */
   readonly memoryAnswers?: number;
+  /** Namespaces of earlier versions whose answers are this service's too. */
+  readonly alsoReads?: readonly string[];
+  /** How long requests in flight may still answer after the signal (then they are abandoned). */
+  readonly graceMs?: number;
+  /** Aborted to abandon requests in flight; the transport should be given its signal too. */
+  readonly abandon?: AbortController;
+  /** Applied to every string written: journal lines, the output (the key scrubber). */
+  readonly scrub?: (text: string) => string;
+  /** Add a column for every field an answer has that the description does not list (no --fields). */
+  readonly allExtras?: boolean;
+  /** Ask again (and pay again) for requests whose cached answer is paid-unreadable. */
+  readonly retryUnreadable?: boolean;
+  /** Where answers that could not be journaled go (default: the temp directory). */
+  readonly rescueDir?: string;
 }
+
+/** Requests on the wire get this long after Ctrl-C; with the rest of the shutdown, under 10 s. */
+export const GRACE_MS = 8000;
 
 export interface InvalidExample {
   /** As a spreadsheet numbers it: the header is row 1. */
@@ -66,7 +92,15 @@ export interface BulkSummary {
   /** Transactions this run spent (billable answers). */
   transactions: number;
   ok: number;
+  /** Of the ok rows, those whose answer differed from the API description. */
+  notAsDocumented: number;
   noMatch: number;
+  /** Rows whose answer was paid for but could not be read (cut, too big, not JSON). */
+  unreadable: number;
+  /** Requests asked again because their cached answer was unreadable (--retry-unreadable). */
+  askedAgain: number;
+  /** Extra columns added for fields the description does not list. */
+  extraColumns: string[];
   /** Rows whose request failed after its retries. */
   errors: number;
   /** Rows never sent because the run stopped sending (budget, refused key, allowance, outage). */
@@ -77,7 +111,19 @@ export interface BulkSummary {
   throttled: number;
   invalidExamples: InvalidExample[];
   stopped: StopReason | undefined;
-  /** False when interrupted: the output was not written. */
+  /** When the service said to come back (a Retry-After over the cap), as an ISO date. */
+  resumeAt: string | undefined;
+  /** Requests abandoned in flight when the run was interrupted: the service may have billed them. */
+  abandoned: number;
+  /** Lines of the cache file that could not be read (skipped). */
+  unreadableCacheLines: number;
+  /** Answers an earlier run could not journal, imported from its rescue file. */
+  rescuedImported: number;
+  /** When the journal could not be written: where the answers that arrived went. */
+  unsaved: SaveReport | undefined;
+  /** Why the output file could not be written, if it could not. */
+  outputError: string | undefined;
+  /** False when interrupted or stopped by a file problem: the output was not written. */
   completed: boolean;
   elapsedMs: number;
 }
@@ -104,6 +150,9 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
       namespace: options.namespace,
       maxAgeMs: options.maxAgeMs,
       now,
+      ...(options.alsoReads ? { alsoReads: options.alsoReads } : {}),
+      ...(options.scrub ? { scrub: options.scrub } : {}),
+      ...(options.rescueDir ? { rescueDir: options.rescueDir } : {}),
     });
   } catch (error) {
     csv.close();
@@ -113,7 +162,26 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
       EXIT.usage,
     );
   }
-  const sender = new Sender({ ...options.sender, op });
+  let outputLock: FileLock;
+  try {
+    mkdirSync(dirname(options.outPath), { recursive: true });
+    outputLock = acquireLock(options.outPath, 'output');
+  } catch (error) {
+    csv.close();
+    store.close();
+    if (error instanceof CommandError) throw error;
+    throw new CommandError(`Cannot write ${options.outPath}: ${(error as Error).message}`, EXIT.usage);
+  }
+  const abandon = options.abandon ?? new AbortController();
+  // Each request in flight listens for it (as many as --concurrency): not a leak.
+  setMaxListeners(0, abandon.signal);
+  const sender = new Sender({
+    ...options.sender,
+    op,
+    abandonSignal: abandon.signal,
+    mayNotSend: () =>
+      store.failure ? `the answer cache could not be written (${describeError(store.failure)})` : undefined,
+  });
   const summary: BulkSummary = {
     operation: op.id,
     input: (options.display ?? String)(options.inPath),
@@ -126,7 +194,11 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
     fromCache: 0,
     transactions: 0,
     ok: 0,
+    notAsDocumented: 0,
     noMatch: 0,
+    unreadable: 0,
+    askedAgain: 0,
+    extraColumns: [],
     errors: 0,
     notSent: 0,
     requests: 0,
@@ -134,16 +206,30 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
     throttled: 0,
     invalidExamples: [],
     stopped: undefined,
+    resumeAt: undefined,
+    abandoned: 0,
+    unreadableCacheLines: store.unreadableLines,
+    rescuedImported: store.imported,
+    unsaved: undefined,
+    outputError: undefined,
     completed: false,
     elapsedMs: 0,
   };
 
   const tempPath = `${options.outPath}.partial`;
-  mkdirSync(dirname(options.outPath), { recursive: true });
   const file = createWriteStream(tempPath);
+  // The output's disk can fill too: stop (every answer so far is in the journal) rather than crash.
+  let outputError: Error | undefined;
+  file.on('error', (error) => {
+    outputError ??= error;
+    sender.halt(`the output ${tempPath} could not be written (${describeError(error)})`);
+    wakeOnAbort();
+  });
   // A larger buffer than Node's 16 objects, so that reading pauses for the disk less often.
   const out = stringify({ highWaterMark: 256 } as StringifyOptions);
-  writeInBatches(out, file);
+  const scrub = options.scrub ?? ((text: string) => text);
+  writeInBatches(out, file, scrub);
+  const extras = options.allExtras ? new ExtraColumns(tempPath, (error) => file.destroy(error)) : undefined;
   out.write(outputHeader(op, csv.header, columns));
 
   // Rows read but not yet written, oldest first; a row waits here for its answer.
@@ -176,11 +262,15 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
     for (const value of result.cells) fields.push(value);
     fields.push(result.status);
     out.write(fields);
-    const { status } = result;
-    if (status === 'ok') summary.ok++;
-    else if (status.startsWith('no match')) summary.noMatch++;
-    else if (status.startsWith('invalid')) summary.invalid++;
-    else if (status.startsWith('error: not sent')) summary.notSent++;
+    void extras?.add(result.extra, scrub);
+    const kind = kindOf(result);
+    if (kind === 'ok') {
+      summary.ok++;
+      if (result.mismatches) summary.notAsDocumented++;
+    } else if (kind === 'no-match') summary.noMatch++;
+    else if (kind === 'unreadable') summary.unreadable++;
+    else if (kind === 'invalid') summary.invalid++;
+    else if (result.status.startsWith('error: not sent')) summary.notSent++;
     else summary.errors++;
   };
   const flush = () => {
@@ -201,18 +291,39 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
       wake();
     }
   };
+  // Stops reading rows: the run is ending.
+  let ending: () => void = () => undefined;
+  const ended = new Promise<void>((resolve) => {
+    ending = resolve;
+  });
   const wakeOnAbort = () => {
-    sender.cancel();
     roomWaiter?.();
     roomWaiter = undefined;
+    ending();
   };
-  signal?.addEventListener('abort', wakeOnAbort, { once: true });
+  let graceTimer: NodeJS.Timeout | undefined;
+  const onSignal = () => {
+    sender.cancel();
+    wakeOnAbort();
+    graceTimer = setTimeout(() => abandon.abort(), options.graceMs ?? GRACE_MS);
+  };
+  if (signal?.aborted) onSignal();
+  else signal?.addEventListener('abort', onSignal, { once: true });
+  let journalBroken = false;
 
+  // Keys asked again this run for --retry-unreadable: at most once each, whatever comes back.
+  const askedAgain = new Set<string>();
   const answerFor = (key: string): RowResult | undefined => {
     const remembered = answers.get(key);
     if (remembered) return remembered;
     const stored = store.get(key);
     if (!stored) return undefined;
+    if (options.retryUnreadable && isUnreadable(stored) && !askedAgain.has(key) && !pending.has(key)) {
+      askedAgain.add(key);
+      summary.askedAgain++;
+      return undefined;
+    }
+    if (askedAgain.has(key) && pending.has(key)) return undefined;
     const result = resultOf(op, stored, columns);
     answers.set(key, result);
     return result;
@@ -221,13 +332,18 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
   const ask = (key: string, input: Parameters<Sender['send']>[0]): Slot => {
     const slot: Slot = { result: undefined };
     pending.set(key, slot);
+    // Journal first: once the answer is durably on disk, no later run pays for it again. A row
+    // whose answer is not durable is not done (and the run stops: see saveUnsaved).
     const task = sender
-      .send(input)
+      .send(input, (outcome) => store.put(key, outcome))
       .then((sent) => {
         let result: RowResult;
         if (sent.sent) {
-          // Journal first: once the answer is on disk, no later run pays for it again.
-          if (sent.billable) store.put(key, sent.outcome);
+          if (sent.billable && !sent.kept) {
+            journalBroken = true;
+            wakeOnAbort();
+            return;
+          }
           result = resultOf(op, sent.outcome, columns);
         } else {
           result = { status: `error: ${sent.reason}`, cells: columns.map(() => '') };
@@ -256,7 +372,7 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
 
   try {
     for (;;) {
-      if (signal?.aborted || failure) break;
+      if (signal?.aborted || failure || journalBroken || outputError) break;
       const next = await csv.rows.next();
       if (next.done) break;
       const row = next.value;
@@ -273,12 +389,13 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
         entry.result = invalidResult(planned.message, columns);
       } else {
         const { key } = planned;
-        if (!seen.has(key)) {
+        const first = !seen.has(key);
+        if (first) {
           seen.add(key);
           summary.distinct++;
-          if (store.has(key)) summary.fromCache++;
         }
         entry.result = answerFor(key);
+        if (first && entry.result) summary.fromCache++;
         if (!entry.result) entry.slot = pending.get(key) ?? ask(key, planned.input);
       }
       window.push(entry);
@@ -288,34 +405,66 @@ export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
           roomWaiter = resolve;
         });
       }
-      if (out.writableNeedDrain) await once(out, 'drain');
+      if (out.writableNeedDrain) await Promise.race([once(out, 'drain'), ended]);
     }
     // What was sent is waited for even when interrupted: its answers are paid for, so journal them.
+    // (On Ctrl-C only for graceMs: then the sender abandons them and they settle at once.)
     while (tasks.size > 0) await Promise.all([...tasks]);
     if (failure) throw failure;
     flush();
-    summary.completed = !signal?.aborted;
+    summary.completed = !signal?.aborted && !journalBroken && !outputError;
   } finally {
-    signal?.removeEventListener('abort', wakeOnAbort);
+    clearTimeout(graceTimer);
+    signal?.removeEventListener('abort', onSignal);
     options.progress?.stop();
     csv.close();
-    store.close();
     out.end();
     await finished(file).catch(() => undefined);
+    if (outputError) summary.completed = false;
     summary.transactions = sender.spent;
     summary.requests = sender.started;
     summary.attempts = sender.attempts;
     summary.throttled = sender.throttled;
+    summary.abandoned = sender.abandoned;
+    summary.resumeAt = sender.resumeAt === undefined ? undefined : new Date(sender.resumeAt).toISOString();
     summary.stopped = sender.stopReason === 'interrupted' ? undefined : sender.stopReason;
-    summary.elapsedMs = now() - startedAt;
-    if (summary.completed) {
-      fsyncFile(tempPath);
-      renameSync(tempPath, options.outPath);
-    } else {
-      rmSync(tempPath, { force: true });
+    summary.outputError = outputError ? describeError(outputError) : undefined;
+    try {
+      await extras?.close();
+      if (summary.completed && extras && extras.names.size > 0) {
+        // Some answers carried fields the description does not list: add their columns.
+        summary.extraColumns = [...extras.names];
+        const merged = `${options.outPath}.merged.partial`;
+        const taken = new Set(outputHeader(op, csv.header, columns).map((h) => h.toLowerCase()));
+        await extras.merge(tempPath, merged, (name) =>
+          taken.has(name.toLowerCase()) ? `${name} (${op.id})` : name,
+        );
+        rmSync(tempPath, { force: true });
+        fsyncFile(merged);
+        renameSync(merged, options.outPath);
+      } else if (summary.completed) {
+        fsyncFile(tempPath);
+        renameSync(tempPath, options.outPath);
+      } else {
+        // Also frees the space the partial output took, which the unsaved answers may need.
+        rmSync(tempPath, { force: true });
+      }
+    } finally {
+      extras?.discard();
+      summary.unsaved = store.saveUnsaved();
+      store.close();
+      outputLock.release();
+      summary.elapsedMs = now() - startedAt;
     }
   }
   return summary;
+}
+
+function describeError(error: Error | undefined): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOSPC') return 'the disk is full';
+  if (code === 'EDQUOT') return 'the disk quota is used up';
+  return error?.message ?? 'unknown error';
 }
 
 const BATCH_CHARS = 64 * 1024;
@@ -325,20 +474,21 @@ const BATCH_CHARS = 64 * 1024;
  * write call: at hundreds of rows a second that is most of the command's CPU time spent on the
  * output file.)
  */
-function writeInBatches(csv: Readable, file: Writable): void {
+function writeInBatches(csv: Readable, file: Writable, scrub: (text: string) => string): void {
   let batch = '';
   csv.setEncoding('utf8');
   csv.on('data', (text: string) => {
     batch += text;
     if (batch.length < BATCH_CHARS) return;
-    const full = file.write(batch);
+    // Batches end at row boundaries, so a key inside a cell is never split between two of them.
+    const full = file.write(scrub(batch));
     batch = '';
     if (!full) {
       csv.pause();
       file.once('drain', () => csv.resume());
     }
   });
-  csv.on('end', () => file.end(batch));
+  csv.on('end', () => file.end(scrub(batch)));
   csv.on('error', (error) => file.destroy(error));
 }
 

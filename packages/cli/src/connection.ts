@@ -2,6 +2,7 @@
 // or, with --sandbox, the embedded sandbox started in this process.
 import {
   API_KEY_ENV,
+  checkApiKey,
   checkBaseUrl,
   DEFAULT_BASE_URL,
   DEFAULT_BASE_URL_V3,
@@ -38,6 +39,8 @@ export interface Connection {
 
 export interface ConnectIo extends PromptIo {
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Told a key typed at the prompt, so that the scrubber hides it too. */
+  readonly onSecret?: (secret: string) => void;
 }
 
 /** The base URLs, checked, without a key: enough for a dry run and for naming the cache namespace. */
@@ -55,11 +58,34 @@ export function endpoints(flags: ConnectionFlags, env: ConnectIo['env']): Endpoi
   return { baseUrl, baseUrlV3, sandbox: false };
 }
 
-/** Whose answers these are: the operation's URL (no key in it), or "sandbox". */
+/**
+ * Whose answers these are, for the answer cache: "sandbox", or the normalised origin of the base the
+ * operation uses (scheme, lower-case host, no default port), followed by the base's path if it has
+ * one. `https://API.Example.com:443/` and `https://api.example.com` are one service: the same
+ * answers, never paid twice. (The request key already names the operation.)
+ */
 export function namespaceFor(op: Operation, where: Endpoints): string {
   if (where.sandbox) return SANDBOX_NAMESPACE;
+  return normaliseBase(op.version === 'v3' ? where.baseUrlV3 : where.baseUrl);
+}
+
+/** The namespaces earlier versions wrote for the same service (the operation's URL as typed). */
+export function legacyNamespaces(op: Operation, where: Endpoints): string[] {
+  if (where.sandbox) return [];
   const url = operationUrl(op, where);
-  return url.ok ? url.url : op.id;
+  return url.ok ? [url.url] : [];
+}
+
+export function normaliseBase(base: string): string {
+  let url: URL;
+  try {
+    url = new URL(base.trim());
+  } catch {
+    return base.trim();
+  }
+  // URL lower-cases the scheme and host and drops the scheme's default port.
+  const path = url.pathname.replace(/\/+$/, '');
+  return `${url.origin}${path}`;
 }
 
 export async function connect(flags: ConnectionFlags, io: ConnectIo): Promise<Connection> {
@@ -75,16 +101,24 @@ export async function connect(flags: ConnectionFlags, io: ConnectIo): Promise<Co
   }
   const where = endpoints(flags, io.env);
   const given = flags.baseUrl ?? flags.baseUrlV3 ?? io.env[BASE_URL_ENV] ?? io.env[BASE_URL_V3_ENV];
-  let apiKey = io.env[API_KEY_ENV]?.trim();
-  if (!apiKey) {
+  // Not trimmed: a key with a space or a line break in it (`$(cat keyfile)`) is a copy mistake,
+  // refused before any request by core's checkApiKey, with a message that does not print it.
+  let apiKey = io.env[API_KEY_ENV];
+  if (apiKey === undefined || apiKey.trim() === '') {
     const situation = given
       ? `No API key: ${API_KEY_ENV} is not set.`
       : `No API key and no base URL: ${API_KEY_ENV} is not set, and requests would go to the default ${where.baseUrl} (v2) and ${where.baseUrlV3} (v3).`;
     const advice = `Set ${API_KEY_ENV} (and ${BASE_URL_ENV} / ${BASE_URL_V3_ENV} or --base-url / --base-url-v3 for another service), or add --sandbox to try the embedded sandbox.`;
     if (!io.stdin.isTTY) throw new CommandError(`${situation}\n${advice}`, EXIT.auth);
     io.stderr.write(`${situation}\n${advice}\n`);
-    apiKey = (await promptHidden('API key (not shown as you type): ', io))?.trim();
-    if (!apiKey) throw new CommandError('No API key given.', EXIT.auth);
+    apiKey = await promptHidden('API key (not shown as you type): ', io);
+    if (apiKey) io.onSecret?.(apiKey);
+    if (!apiKey || apiKey.trim() === '') throw new CommandError('No API key given.', EXIT.auth);
+  }
+  const problem = checkApiKey(apiKey);
+  if (problem) {
+    const source = io.env[API_KEY_ENV] === apiKey ? ` The key came from ${API_KEY_ENV}.` : '';
+    throw new CommandError(`${problem}${source} Nothing was sent.`, EXIT.auth);
   }
   return {
     settings: { apiKey, baseUrl: where.baseUrl, baseUrlV3: where.baseUrlV3 },

@@ -4,15 +4,19 @@ import type { Operation } from '@enrich/core';
 import { AnswerStore } from './answer-store.js';
 import type { InvalidExample } from './bulk.js';
 import { openCsv, rowPlanner } from './csv-rows.js';
+import { isUnreadable } from './row-result.js';
 
 export interface DryRunOptions {
   readonly op: Operation;
   readonly inPath: string;
   readonly cachePath: string;
   readonly namespace: string;
+  readonly alsoReads?: readonly string[];
   readonly maxAgeMs: number;
   readonly overrides: Readonly<Record<string, string>>;
   readonly maxTransactions?: number | undefined;
+  /** --retry-unreadable: paid-unreadable cached answers are asked (and paid for) again. */
+  readonly retryUnreadable?: boolean;
   readonly now?: () => number;
   readonly display?: (path: string) => string;
 }
@@ -30,6 +34,8 @@ export interface DryRunSummary {
   distinct: number;
   /** Distinct requests with a fresh answer in the cache. */
   cached: number;
+  /** Of those, answers paid for but unreadable (asked again, and paid again, with --retry-unreadable). */
+  unreadable: number;
   /** Transactions the run would spend: distinct requests not cached, capped by the budget. */
   transactions: number;
 }
@@ -40,6 +46,7 @@ export async function dryRun(options: DryRunOptions): Promise<DryRunSummary> {
   const store = AnswerStore.open({
     path: options.cachePath,
     namespace: options.namespace,
+    ...(options.alsoReads ? { alsoReads: options.alsoReads } : {}),
     maxAgeMs: options.maxAgeMs,
     readOnly: true,
     now: options.now,
@@ -58,6 +65,7 @@ export async function dryRun(options: DryRunOptions): Promise<DryRunSummary> {
     invalidExamples: [],
     distinct: 0,
     cached: 0,
+    unreadable: 0,
     transactions: 0,
   };
   const seen = new Set<string>();
@@ -71,7 +79,11 @@ export async function dryRun(options: DryRunOptions): Promise<DryRunSummary> {
         if (seen.has(planned.key)) continue;
         seen.add(planned.key);
         summary.distinct++;
-        if (store.has(planned.key)) summary.cached++;
+        const stored = store.get(planned.key);
+        if (stored) {
+          summary.cached++;
+          if (isUnreadable(stored)) summary.unreadable++;
+        }
         continue;
       }
       summary.invalid++;
@@ -84,7 +96,7 @@ export async function dryRun(options: DryRunOptions): Promise<DryRunSummary> {
     csv.close();
     store.close();
   }
-  const toSpend = summary.distinct - summary.cached;
+  const toSpend = summary.distinct - summary.cached + (options.retryUnreadable ? summary.unreadable : 0);
   summary.transactions =
     options.maxTransactions === undefined ? toSpend : Math.min(toSpend, options.maxTransactions);
   return summary;

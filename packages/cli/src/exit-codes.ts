@@ -20,6 +20,11 @@ export const EXIT = {
   service: 7,
   /** A bulk run stopped at its --max-transactions budget. */
   budget: 8,
+  /**
+   * A file could not be written (disk full, say): the run stopped; the answers that arrived were
+   * journaled, or saved elsewhere, or listed as lost (the summary says which).
+   */
+  storage: 9,
   /** Ctrl-C or SIGTERM. */
   interrupted: 130,
 } as const;
@@ -39,6 +44,7 @@ export function exitCodeFor(code: ErrorCode): ExitCode {
     case 'too-many-results':
       return EXIT.noMatch;
     case 'server':
+    case 'redirect':
     case 'network':
     case 'unexpected-status':
     case 'bad-response':

@@ -2,6 +2,7 @@
 // `enrich <operation> --in file.csv [--out file.csv]` for a bulk run. Returns the exit code.
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import {
+  API_KEY_ENV,
   chooseColumns,
   DEFAULT_RETRY_POLICY,
   findOperation,
@@ -12,14 +13,18 @@ import {
   squash,
 } from '@enrich/core';
 import { Command, CommanderError, Option } from 'commander';
-import { runBulk } from './bulk.js';
-import { type ConnectIo, connect, endpoints, namespaceFor } from './connection.js';
+import { GRACE_MS, runBulk } from './bulk.js';
+import { runCheckKey } from './check-key.js';
+import { type ConnectIo, connect, endpoints, legacyNamespaces, namespaceFor } from './connection.js';
 import { dryRun } from './dry-run.js';
 import { CommandError, EXIT, type ExitCode } from './exit-codes.js';
 import { runOneOff } from './one-off.js';
 import { parseDuration, parseMap, parseRate, parseWhole } from './options.js';
 import { barProgress, lineProgress, type ProgressReporter } from './progress.js';
-import { bulkReport, dryRunReport } from './report.js';
+import { bulkNotes, bulkReport, dryRunReport } from './report.js';
+import { distinctFiles } from './same-file.js';
+import { keyScrubber, type Scrub, scrubbedStream } from './scrub-io.js';
+import { MAX_RETRY_AFTER_MS } from './sender.js';
 import { bulkTransport } from './transport.js';
 import { cliVersion } from './version.js';
 
@@ -49,8 +54,10 @@ const COMMON = [
   'rate',
   'max-transactions',
   'max-attempts',
+  'max-retry-after',
   'timeout',
   'dry-run',
+  'retry-unreadable',
   'json',
   'quiet',
   'progress-every',
@@ -72,7 +79,15 @@ export function processIo(): Io {
   };
 }
 
-export async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
+export async function main(argv: readonly string[], given: Io = processIo()): Promise<number> {
+  // Everything printed passes through the key scrubber (a key typed at the prompt is added).
+  const scrub = keyScrubber([given.env[API_KEY_ENV]]);
+  const io: Io = {
+    ...given,
+    stdout: scrubbedStream(given.stdout, scrub),
+    stderr: scrubbedStream(given.stderr, scrub),
+    onSecret: (secret) => scrub.add(secret),
+  };
   try {
     const [first, ...rest] = argv;
     if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
@@ -83,12 +98,13 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
       io.stdout.write(`${cliVersion()}\n`);
       return EXIT.ok;
     }
+    if (first === 'check-key') return await runCheckKey(rest, io);
     const op = findOperation(first);
     if (!op) {
       io.stderr.write(`enrich: unknown operation "${first}". The operations are:\n${operationList()}\n`);
       return EXIT.usage;
     }
-    return await runOperation(op, rest, io);
+    return await runOperation(op, rest, io, scrub);
   } catch (error) {
     if (error instanceof CommandError) {
       io.stderr.write(`enrich: ${error.message}\n`);
@@ -149,8 +165,21 @@ function buildCommand(op: Operation, io: Io): Command {
       'tries per request on 5xx, 429 and network errors',
       String(DEFAULT_RETRY_POLICY.maxAttempts),
     )
-    .option('--timeout <seconds>', 'give up on one attempt after this long', '30')
+    .option(
+      '--max-retry-after <seconds>',
+      'wait at most this long when the service says Retry-After; a longer wait stops the run',
+      String(MAX_RETRY_AFTER_MS / 1000),
+    )
+    .option(
+      '--timeout <seconds>',
+      'deadline of one attempt, from sending to the last byte of the answer',
+      '30',
+    )
     .option('--dry-run', 'count rows, invalid rows and the transactions a run would spend; send nothing')
+    .option(
+      '--retry-unreadable',
+      'ask again for requests whose cached answer was paid for but unreadable (each costs a transaction again)',
+    )
     .option('--json', 'print the result (or the run summary) as JSON')
     .option('--quiet', 'no progress output')
     .option('--progress-every <seconds>', 'seconds between progress lines when not on a terminal', '10')
@@ -173,7 +202,7 @@ function buildCommand(op: Operation, io: Io): Command {
   return cmd;
 }
 
-async function runOperation(op: Operation, args: readonly string[], io: Io): Promise<number> {
+async function runOperation(op: Operation, args: readonly string[], io: Io, scrub: Scrub): Promise<number> {
   const cmd = buildCommand(op, io);
   try {
     await cmd.parseAsync(normaliseFieldFlags(op, args), { from: 'user' });
@@ -193,15 +222,23 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
     const value = option ? (cmd.getOptionValue(option.attributeName()) as string | undefined) : undefined;
     if (value !== undefined) input[field.name] = value;
   }
+  const timeoutMs = parseWhole(str('timeout') ?? '', '--timeout', 1, 3600) * 1000;
   const policy = {
     ...DEFAULT_RETRY_POLICY,
     maxAttempts: parseWhole(str('maxAttempts') ?? '', '--max-attempts', 1, 100),
+    maxRetryAfterMs: parseWhole(str('maxRetryAfter') ?? '', '--max-retry-after', 0, 86_400) * 1000,
   };
-  const timeoutMs = parseWhole(str('timeout') ?? '', '--timeout', 1, 3600) * 1000;
   const connection = { sandbox: o.sandbox === true, baseUrl: str('baseUrl'), baseUrlV3: str('baseUrlV3') };
   const json = o.json === true;
   const fieldsFlag = str('fields');
-  const columns = fieldsFlag === undefined ? undefined : chosenColumns(op, fieldsFlag);
+  const chosen = fieldsFlag === undefined ? undefined : chosenColumns(op, fieldsFlag);
+  const columns = chosen?.columns;
+  const retryUnreadable = o.retryUnreadable === true;
+  if (chosen && chosen.extras.length > 0) {
+    io.stderr.write(
+      `Note: ${chosen.extras.join(', ')} ${chosen.extras.length === 1 ? 'is' : 'are'} not in the API description of ${op.title}; filled from answers that carry ${chosen.extras.length === 1 ? 'it' : 'them'} (empty otherwise).\n`,
+    );
+  }
 
   const inFlag = str('in');
   if (inFlag === undefined) {
@@ -217,10 +254,12 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
       ? {
           path: resolve(io.cwd, cacheFlag),
           namespace: namespaceFor(op, endpoints(connection, io.env)),
+          alsoReads: legacyNamespaces(op, endpoints(connection, io.env)),
+          scrub,
           maxAgeMs: parseDuration(str('maxAge') ?? DEFAULT_MAX_AGE, '--max-age'),
         }
       : undefined;
-    return runOneOff({ op, input, connection, json, columns, policy, timeoutMs, cache, io });
+    return runOneOff({ op, input, connection, json, columns, policy, timeoutMs, cache, retryUnreadable, io });
   }
   if (Object.keys(input).length > 0) {
     throw new CommandError(
@@ -231,8 +270,14 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
 
   const inPath = resolve(io.cwd, inFlag);
   const outPath = resolve(io.cwd, str('out') ?? defaultOut(inFlag, op));
-  if (outPath === inPath) throw new CommandError('--out must not be the input file', EXIT.usage);
   const cachePath = resolve(io.cwd, str('cache') ?? join(dirname(outPath), CACHE_FILE));
+  // Compared as real paths (links resolved): the journal appended to the input, or the output
+  // written over it, would destroy the user's data.
+  distinctFiles([
+    ['--in', inPath],
+    ['--out', outPath],
+    ['--cache', cachePath],
+  ]);
   const maxAgeMs = parseDuration(str('maxAge') ?? DEFAULT_MAX_AGE, '--max-age');
   const overrides = parseMap((o.map as string[] | undefined) ?? []);
   const budgetFlag = str('maxTransactions');
@@ -240,6 +285,7 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
     budgetFlag === undefined ? undefined : parseWhole(budgetFlag, '--max-transactions', 0);
   const where = endpoints(connection, io.env);
   const namespace = namespaceFor(op, where);
+  const alsoReads = legacyNamespaces(op, where);
   const display = (path: string) => {
     const near = relative(io.cwd, path);
     return near === '' || near.startsWith('..') || isAbsolute(near) ? path : near;
@@ -251,9 +297,11 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
       inPath,
       cachePath,
       namespace,
+      alsoReads,
       maxAgeMs,
       overrides,
       maxTransactions,
+      retryUnreadable,
       display,
     });
     io.stdout.write(`${json ? JSON.stringify(summary) : dryRunReport(op.title, summary, maxTransactions)}\n`);
@@ -271,10 +319,18 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
       : lineProgress(io.stderr, op.title, progressEveryMs);
 
   const controller = new AbortController();
+  const abandon = new AbortController();
   io.signal?.addEventListener('abort', () => controller.abort(), { once: true });
   const onSignal = () => {
-    if (controller.signal.aborted) process.exit(EXIT.interrupted);
-    io.stderr.write('\nStopping: waiting for the requests in flight (press Ctrl-C again to quit at once).\n');
+    if (controller.signal.aborted) {
+      io.stderr.write(
+        '\nQuit at once. Answers that had arrived are in the answer cache; requests still in flight may have been paid for, and a rerun asks for them again.\n',
+      );
+      process.exit(EXIT.interrupted);
+    }
+    io.stderr.write(
+      `\nStopping: nothing more is sent; requests in flight get ${GRACE_MS / 1000} s to answer (press Ctrl-C again to quit at once).\n`,
+    );
     controller.abort();
   };
   if (io.handleSignals) {
@@ -282,6 +338,11 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
     process.on('SIGTERM', onSignal);
   }
   const conn = await connect(connection, io);
+  if (retryUnreadable) {
+    io.stderr.write(
+      '--retry-unreadable: requests whose cached answer was paid for but unreadable are asked again, and each costs one more transaction (add --dry-run to count them first).\n',
+    );
+  }
   try {
     const summary = await runBulk({
       op,
@@ -290,14 +351,19 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
       cachePath,
       display,
       namespace,
+      alsoReads,
       maxAgeMs,
       columns: columns ?? outputColumns(op),
       overrides,
       progress,
       signal: controller.signal,
+      abandon,
+      scrub,
+      allExtras: chosen === undefined || chosen.all,
+      retryUnreadable,
       sender: {
         settings: conn.settings,
-        transport: bulkTransport(timeoutMs),
+        transport: bulkTransport(timeoutMs, abandon.signal),
         policy,
         concurrency,
         ratePerSecond,
@@ -316,6 +382,10 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
     } else {
       io.stdout.write(`${bulkReport(op.title, summary)}\n`);
     }
+    const notes = bulkNotes(summary, cachePath);
+    if (notes) io.stderr.write(`${notes}\n`);
+    if (summary.unsaved || summary.outputError) return EXIT.storage;
+    if (summary.completed && summary.unreadable > 0 && !summary.stopped) return EXIT.service;
     if (!summary.completed) {
       io.stderr.write(
         `Interrupted: ${summary.transactions} answers from this run are saved in ${cachePath}; ${outPath} was not written. Run the same command again to carry on.\n`,
@@ -329,6 +399,11 @@ async function runOperation(op: Operation, args: readonly string[], io: Io): Pro
       process.off('SIGTERM', onSignal);
     }
     await conn.close();
+    // Whatever still holds the process (a socket the service keeps open) must not keep an
+    // interrupted run alive: the exit code is set, so end shortly after (unref: only if needed).
+    if (controller.signal.aborted && io.handleSignals) {
+      setTimeout(() => process.exit(), 500).unref();
+    }
   }
 }
 
@@ -347,13 +422,35 @@ function bulkExitCode(stopped: string | undefined, errors: number): ExitCode {
   }
 }
 
-function chosenColumns(op: Operation, list: string): readonly string[] {
+interface ChosenColumns {
+  readonly columns: readonly string[];
+  /** Names that are not documented columns: fields an answer may carry beyond the description. */
+  readonly extras: readonly string[];
+  /** Every column, and every extra field that turns up. */
+  readonly all: boolean;
+}
+
+/**
+ * --fields: documented columns (any case), "all", "default", or names the description does not
+ * have, which are taken as extra fields the service may send (DID, telcoName, ...).
+ */
+function chosenColumns(op: Operation, list: string): ChosenColumns {
   const t = list.trim().toLowerCase();
-  if (t === 'all') return outputColumns(op);
-  if (t === 'default') return op.defaultColumns;
-  const chosen = chooseColumns(op, list);
-  if (!chosen.ok) throw new CommandError(chosen.message, EXIT.usage);
-  return chosen.columns;
+  if (t === 'all') return { columns: outputColumns(op), extras: [], all: true };
+  if (t === 'default') return { columns: op.defaultColumns, extras: [], all: false };
+  const columns: string[] = [];
+  const extras: string[] = [];
+  for (const name of list.split(',').map((n) => n.trim())) {
+    if (name === '') continue;
+    const one = chooseColumns(op, name);
+    if (one.ok) columns.push(...one.columns);
+    else if (/^[A-Za-z_][\w.-]{0,63}$/.test(name)) {
+      columns.push(name);
+      extras.push(name);
+    } else throw new CommandError(one.message, EXIT.usage);
+  }
+  if (columns.length === 0) throw new CommandError('--fields names no column', EXIT.usage);
+  return { columns, extras, all: false };
 }
 
 function defaultOut(inPath: string, op: Operation): string {
@@ -376,6 +473,7 @@ Usage:
   enrich <operation> --in leads.csv --out out.csv  enrich every row of a CSV (resumable)
   enrich <operation> --in leads.csv --dry-run      what a run would spend; sends nothing
   enrich <operation> --help                        the operation's fields and every option
+  enrich check-key                                 is the key accepted by each base? (free: nothing is spent)
 
 Operations (by id or title):
 ${operationList()}

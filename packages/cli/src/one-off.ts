@@ -3,8 +3,10 @@ import {
   type CleanInput,
   callOperation,
   flattenRecord,
-  isBillable,
+  isPaid,
+  type LeafValue,
   likelyMeaning,
+  type Mismatch,
   type Operation,
   type Outcome,
   outputColumns,
@@ -16,6 +18,7 @@ import { createFetchTransport } from '@enrich/core/fetch-transport';
 import { AnswerStore, type AnswerStoreOptions } from './answer-store.js';
 import { type ConnectIo, type ConnectionFlags, connect } from './connection.js';
 import { EXIT, type ExitCode, exitCodeFor } from './exit-codes.js';
+import { isDocumented, isUnreadable } from './row-result.js';
 import { printable, twoColumns } from './terminal-text.js';
 
 export interface OneOffOptions {
@@ -29,6 +32,8 @@ export interface OneOffOptions {
   readonly timeoutMs: number;
   /** With --cache: an answer already there is printed without a call; a new one is kept. */
   readonly cache: AnswerStoreOptions | undefined;
+  /** Ask again when the cached answer is paid-unreadable. */
+  readonly retryUnreadable?: boolean;
   readonly io: ConnectIo & { readonly stdout: NodeJS.WritableStream };
 }
 
@@ -45,13 +50,31 @@ export async function runOneOff(options: OneOffOptions): Promise<ExitCode> {
   const key = requestKey(op, checked.input);
   const store = options.cache ? AnswerStore.open(options.cache) : undefined;
   try {
-    const cached = store?.get(key);
+    const stored = store?.get(key);
+    const cached = stored && options.retryUnreadable && isUnreadable(stored) ? undefined : stored;
+    if (stored && !cached) {
+      io.stderr.write(
+        `--retry-unreadable: the cached answer was paid for but unreadable; asking again costs one more transaction.\n`,
+      );
+    }
     if (cached) {
       io.stderr.write(`From the answer cache ${store?.path}: no transaction spent.\n`);
       return printOutcome(options, checked.input, cached);
     }
     const outcome = await call(options, checked.input);
-    if (store && isBillable(outcome)) store.put(key, outcome);
+    if (store && isPaid(outcome) && !(await store.put(key, outcome))) {
+      // The answer is paid for: print it anyway, save it where possible, and say where it went.
+      const saved = store.saveUnsaved();
+      const where =
+        saved?.where === 'rescue'
+          ? `it was saved in ${saved.rescuePath}, which the next use of this cache takes in`
+          : saved?.where === 'journal'
+            ? 'it was written on a second try'
+            : 'asking again would be paid for again';
+      io.stderr.write(
+        `This answer could not be added to the answer cache ${store.path} (${saved?.reason}); ${where}.\n`,
+      );
+    }
     return printOutcome(options, checked.input, outcome);
   } finally {
     store?.close();
@@ -73,6 +96,12 @@ async function call(options: OneOffOptions, input: CleanInput): Promise<Outcome>
         io.stderr.write(`${why} Trying again in ${(delayMs / 1000).toFixed(1)} s.\n`);
       },
     });
+    if (report.waitTooLong) {
+      const { retryAfterMs, resumeAt } = report.waitTooLong;
+      io.stderr.write(
+        `The service asked to wait ${Math.round(retryAfterMs / 1000)} s (Retry-After), longer than --max-retry-after; not waited for. Try again after ${new Date(resumeAt).toISOString()}.\n`,
+      );
+    }
     return report.outcome;
   } finally {
     await connection.close();
@@ -84,10 +113,26 @@ function printOutcome(options: OneOffOptions, input: CleanInput, outcome: Outcom
   const print = (text: string) => io.stdout.write(`${text}\n`);
   const base = { operation: op.id, input };
   switch (outcome.kind) {
-    case 'record':
-      if (json) print(JSON.stringify({ ...base, outcome: 'record', record: outcome.record }));
-      else print(recordTable(op, input, outcome.record, options.columns));
+    case 'record': {
+      // Answers journaled by earlier versions have neither extra nor mismatches.
+      const extra = outcome.extra ?? {};
+      const mismatches = outcome.mismatches ?? [];
+      if (json)
+        print(JSON.stringify({ ...base, outcome: 'record', record: outcome.record, extra, mismatches }));
+      else print(recordTable(op, input, outcome.record, options.columns, extra, mismatches));
       return EXIT.ok;
+    }
+    case 'unreadable':
+      if (json) print(JSON.stringify({ ...base, outcome: 'unreadable', reason: outcome.reason }));
+      else
+        io.stderr.write(
+          `Paid, unreadable: the service answered 200 (a transaction was spent) but ${outcome.reason}. ${
+            options.cache
+              ? 'What arrived is kept in the answer cache; it is not asked again unless you add --retry-unreadable (one more transaction).'
+              : 'Asking again costs one more transaction.'
+          }\n`,
+        );
+      return EXIT.service;
     case 'no-match':
       if (json) print(JSON.stringify({ ...base, outcome: 'no-match' }));
       else print(`No match: nothing was found for ${describeInput(input)}.`);
@@ -106,9 +151,14 @@ function recordTable(
   input: CleanInput,
   record: Parameters<typeof flattenRecord>[1],
   chosen: readonly string[] | undefined,
+  extra: Readonly<Record<string, LeafValue>>,
+  mismatches: readonly Mismatch[],
 ): string {
   const columns = chosen ?? outputColumns(op);
-  const values = flattenRecord(op, record, columns);
+  const documented = flattenRecord(op, record, columns);
+  const values = columns.map((column, i) =>
+    !isDocumented(op, column) && column in extra ? (extra[column] ?? '') : documented[i],
+  );
   const rows: [string, string][] = [];
   let hidden = 0;
   columns.forEach((column, i) => {
@@ -120,8 +170,21 @@ function recordTable(
       rows.push([column, printable(likely ? `${text}  (likely: ${likely})` : text)]);
     }
   });
+  // Fields the description does not list: shown after the documented ones, marked.
+  if (!chosen) {
+    for (const [name, value] of Object.entries(extra)) {
+      rows.push([`${name} *`, printable(value === null ? '' : String(value))]);
+    }
+  }
   const lines = [`${op.title}: ${describeInput(input)}`, '', twoColumns(rows)];
   if (hidden > 0) lines.push('', `(${hidden} empty field${hidden === 1 ? '' : 's'} not shown)`);
+  if (mismatches.length > 0) {
+    lines.push(
+      '',
+      `The answer differed from the API description (kept as it came; * = not in the description):`,
+    );
+    for (const m of mismatches) lines.push(`  ${printable(m.field)}: ${printable(m.detail)}`);
+  }
   return lines.join('\n');
 }
 

@@ -15,16 +15,81 @@ export function bulkReport(title: string, s: BulkSummary): string {
     ['invalid', s.blank > 0 ? `${n(s.invalid)} (${n(s.blank)} blank)` : n(s.invalid)],
     ['errors', n(s.errors)],
   ];
+  if (s.unreadable > 0) rows.push(['paid, unreadable', n(s.unreadable)]);
+  if (s.notAsDocumented > 0) rows.push(['not as documented', `${n(s.notAsDocumented)} (of the ok rows)`]);
   if (s.notSent > 0) rows.push(['not sent', n(s.notSent)]);
+  if (s.abandoned > 0) rows.push(['abandoned in flight', `${n(s.abandoned)} (may have been paid)`]);
   if (s.attempts > s.requests) rows.push(['retries', n(s.attempts - s.requests)]);
   if (s.throttled > 0) rows.push(['429 waits', n(s.throttled)]);
   rows.push(['time', seconds(s.elapsedMs)]);
   const lines = [`${title}: ${s.input} -> ${s.output}`, indent(twoColumns(rows))];
   lines.push(...examples(s.invalidExamples));
   lines.push(`  answer cache: ${s.cache}`);
-  if (s.stopped)
-    lines.push(`  stopped sending: ${stopText(s.stopped)}; run the same command again to carry on`);
+  if (s.stopped) {
+    const when = s.resumeAt ? ` after ${s.resumeAt} (when the service said to come back)` : '';
+    lines.push(`  stopped sending: ${stopText(s.stopped)}; run the same command again${when} to carry on`);
+  }
   return lines.join('\n');
+}
+
+/** What the user must know beyond the counts (for stderr): files, abandoned requests, lost answers. */
+export function bulkNotes(s: BulkSummary, cachePath: string): string {
+  const notes: string[] = [];
+  if (s.unreadable > 0) {
+    notes.push(
+      `${n(s.unreadable)} row${s.unreadable === 1 ? ' has' : 's have'} a paid, unreadable answer: the service was paid (it answered 200) but the body was cut, too big, or not a JSON object. What arrived is kept in the answer cache; these are not asked again automatically. --retry-unreadable asks again, at one transaction each (--dry-run --retry-unreadable counts them).`,
+    );
+  }
+  if (s.askedAgain > 0) {
+    notes.push(
+      `--retry-unreadable: ${n(s.askedAgain)} paid-unreadable answers were asked for again (one transaction each).`,
+    );
+  }
+  if (s.notAsDocumented > 0) {
+    const extra =
+      s.extraColumns.length > 0 ? `; extra columns added: ${s.extraColumns.map(printable).join(', ')}` : '';
+    notes.push(
+      `${n(s.notAsDocumented)} answer${s.notAsDocumented === 1 ? '' : 's'} differed from the API description (see the status column); everything that arrived was kept${extra}.`,
+    );
+  }
+  if (s.unreadableCacheLines > 0) {
+    notes.push(
+      `${n(s.unreadableCacheLines)} line${s.unreadableCacheLines === 1 ? '' : 's'} of the answer cache could not be read (torn by a kill, or not an answer) and ${s.unreadableCacheLines === 1 ? 'was' : 'were'} skipped.`,
+    );
+  }
+  if (s.rescuedImported > 0) {
+    notes.push(
+      `${n(s.rescuedImported)} answers that an earlier run could not write (disk full) were moved into the answer cache from its rescue file.`,
+    );
+  }
+  if (s.abandoned > 0) {
+    notes.push(
+      `${n(s.abandoned)} request${s.abandoned === 1 ? ' was' : 's were'} still in flight when the run stopped and ${s.abandoned === 1 ? 'was' : 'were'} abandoned: the service may have been paid for ${s.abandoned === 1 ? 'it' : 'them'}, and a rerun asks again.`,
+    );
+  }
+  if (s.outputError) {
+    notes.push(
+      `The output could not be written (${s.outputError}); it was not written. Every answer that arrived is in the answer cache: free some space and run the same command again; nothing is bought twice.`,
+    );
+  }
+  const u = s.unsaved;
+  if (u) {
+    const what = `The answer cache ${cachePath} could not be written (${u.reason}); the run stopped sending and the output was not written.`;
+    if (u.count === 0) notes.push(`${what} No answer was lost: every answer that arrived is in it.`);
+    else if (u.where === 'journal')
+      notes.push(
+        `${what} ${n(u.count)} answers that arrived meanwhile were written to it after all: none lost.`,
+      );
+    else if (u.where === 'rescue')
+      notes.push(
+        `${what} ${n(u.count)} paid answers that could not go into it were saved in ${u.rescuePath}; the next run with this cache moves them into it, so none is bought again.`,
+      );
+    else
+      notes.push(
+        `${what} ${n(u.count)} paid answer${u.count === 1 ? '' : 's'} could not be saved anywhere; a rerun buys ${u.count === 1 ? 'it' : 'them'} again (and nothing else).`,
+      );
+  }
+  return notes.join('\n');
 }
 
 export function dryRunReport(title: string, s: DryRunSummary, budget: number | undefined): string {
@@ -32,7 +97,10 @@ export function dryRunReport(title: string, s: DryRunSummary, budget: number | u
     ['rows', n(s.rows)],
     ['invalid rows', s.blank > 0 ? `${n(s.invalid)} (${n(s.blank)} blank)` : n(s.invalid)],
     ['distinct valid requests', n(s.distinct)],
-    ['already in the cache', n(s.cached)],
+    [
+      'already in the cache',
+      s.unreadable > 0 ? `${n(s.cached)} (${n(s.unreadable)} paid, unreadable)` : n(s.cached),
+    ],
     ['transactions to spend', n(s.transactions)],
   ];
   const mapped = Object.entries(s.mapping)
@@ -68,9 +136,11 @@ function stopText(reason: string): string {
     case 'auth':
       return 'the API key was refused (401)';
     case 'allowance':
-      return 'the transaction allowance is used up (429)';
+      return 'the transaction allowance is used up, or the service asked for a long wait (429)';
     case 'service':
       return 'the service kept failing';
+    case 'storage':
+      return 'a file could not be written';
     default:
       return reason;
   }

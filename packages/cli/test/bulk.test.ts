@@ -506,12 +506,24 @@ describe('the output file', () => {
     expect(row?.at(-1)).toBe('ok');
   });
 
-  it('rejects an unknown --fields column before reading anything', async () => {
+  it('takes a --fields name the description does not have as an extra field (saying so), and refuses one no field can have', async () => {
     const dir = tempDir();
     writeCsv(join(dir, 'in.csv'), [['Phone'], [phone(1)]]);
-    const ran = await runCli(['phone-lookup', '--in', 'in.csv', '--fields', 'FName,Shoe'], { env, cwd: dir });
-    expect(ran.code).toBe(2);
-    expect(ran.stderr).toMatch(/no column "Shoe"/);
+    // Issue 8: the service may send fields the description does not list; --fields can name them.
+    const extra = await runCli(['phone-lookup', '--in', 'in.csv', '--fields', 'FName,Shoe', '--quiet'], {
+      env,
+      cwd: dir,
+    });
+    expect(extra.code).toBe(0);
+    expect(extra.stderr).toMatch(/Shoe is not in the API description of Phone Lookup/);
+    expect(readCsv(join(dir, 'in.phone-lookup.csv'))[0]).toEqual(['Phone', 'FName', 'Shoe', 'status']);
+    server.sandbox.reset();
+    const bad = await runCli(['phone-lookup', '--in', 'in.csv', '--fields', 'FName,Sh oe!'], {
+      env,
+      cwd: dir,
+    });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/no column "Sh oe!"/);
     expect(server.sandbox.requests()).toBe(0);
   });
 

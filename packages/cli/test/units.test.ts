@@ -90,10 +90,76 @@ describe('formula neutralisation', () => {
           PHV: -3,
           trace: '+x',
         },
+        extra: {},
+        mismatches: [],
+        raw: '{}',
       },
       ['Phone', 'TelcoName', 'PHV', 'trace'],
     );
-    expect(result).toEqual({ status: 'ok', cells: ["'=cmd", '', '-3', "'+x"] });
+    expect(result).toEqual({ status: 'ok', cells: ["'=cmd", '', '-3', "'+x"], mismatches: 0 });
+  });
+});
+
+describe('answers that differ from the description', () => {
+  const op = getOperation('phone-append');
+  const record = {
+    Phone: '5551234567',
+    PhoneType: '',
+    FirstSeen: '',
+    LastSeen: '',
+    TelcoName: '',
+    PHV: 1,
+    trace: '',
+  };
+
+  it('says how many fields were not as documented, and keeps unknown fields as extra cells (neutralised)', () => {
+    const result = resultOf(
+      op,
+      {
+        kind: 'record',
+        status: 200,
+        record,
+        extra: { DID: '=evil', 'Name.Nick': 7 },
+        mismatches: [
+          { field: 'PhoneType', problem: 'case', detail: 'phoneType' },
+          { field: 'DID', problem: 'unknown', detail: '' },
+          { field: 'Name.Nick', problem: 'unknown', detail: '' },
+        ],
+        raw: '{}',
+      },
+      ['Phone', 'DID'],
+    );
+    expect(result.status).toBe('ok (3 fields not as documented)');
+    // --fields can name an extra field: it is filled like a documented one.
+    expect(result.cells).toEqual(['5551234567', "'=evil"]);
+    expect(result.extra).toEqual({ DID: "'=evil", 'Name.Nick': '7' });
+  });
+
+  it('marks a paid, unreadable answer (also as an earlier version stored it) with the reason', () => {
+    const now = resultOf(
+      op,
+      { kind: 'unreadable', status: 200, raw: '<html>', reason: 'the body is not JSON' },
+      ['Phone'],
+    );
+    expect(now).toEqual({ status: 'paid, unreadable: the body is not JSON', cells: [''] });
+    const old = resultOf(
+      op,
+      {
+        kind: 'error',
+        error: {
+          code: 'bad-response',
+          status: 200,
+          message: 'The service answered with something unexpected.',
+        },
+      },
+      ['Phone'],
+    );
+    expect(old.status).toMatch(/^paid, unreadable: /);
+  });
+
+  it('reads an answer journaled by an earlier version (no extra, no mismatches) as ok', () => {
+    const old = { kind: 'record', status: 200, record } as unknown as Parameters<typeof resultOf>[1];
+    expect(resultOf(op, old, ['Phone']).status).toBe('ok');
   });
 });
 

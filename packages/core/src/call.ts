@@ -3,9 +3,10 @@
 import type { Operation } from './catalog.js';
 import { callError } from './errors.js';
 import type { HttpRequest, Transport } from './http.js';
+import { type KeyCheckAnswer, type KeyCheckResult, planKeyCheck, readKeyCheck } from './key-check.js';
 import { buildRequest } from './request.js';
 import { networkError, type Outcome, readResponse } from './response.js';
-import { DEFAULT_RETRY_POLICY, decideRetry, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY_POLICY, decideRetry, type RetryPolicy, type WaitTooLong } from './retry.js';
 import type { Settings } from './settings.js';
 import { validate } from './validate.js';
 
@@ -14,6 +15,7 @@ export interface CallOptions {
   readonly settings: Settings;
   readonly policy?: RetryPolicy;
   readonly sleep: (ms: number) => Promise<void>;
+  /** Epoch milliseconds (Date.now or a fake): dates a Retry-After given as an HTTP date. */
   readonly now: () => number;
   readonly random?: () => number;
   /** Told before each wait, so that a client can show "retrying in 2 s". */
@@ -28,6 +30,11 @@ export interface CallReport {
   readonly attempts: number;
   /** The request as sent, undefined when nothing was sent. Holds the key: redact before showing. */
   readonly request: HttpRequest | undefined;
+  /**
+   * Set when the service asked for a longer wait (Retry-After) than the policy allows: the outcome
+   * is that error, and the client stops the run and says when to resume.
+   */
+  readonly waitTooLong?: WaitTooLong;
 }
 
 export async function callOperation(
@@ -54,7 +61,10 @@ export async function callOperation(
   return sendWithRetry(op, built.request, options);
 }
 
-/** Sends an already built request, retrying per the policy. */
+/**
+ * Sends an already built request, retrying per the policy. Only errors are retried: a record, a
+ * no-match and an unreadable 200 are answers (paid), and a redirect is never followed or resent.
+ */
 export async function sendWithRetry(
   op: Operation,
   request: HttpRequest,
@@ -66,15 +76,46 @@ export async function sendWithRetry(
   for (let attempt = 1; ; attempt++) {
     let outcome: Outcome;
     try {
-      outcome = readResponse(op, await options.transport(request));
+      const response = await options.transport(request);
+      outcome = readResponse(op, response, options.now());
     } catch (cause) {
       outcome = networkError(request.url, cause);
     }
     if (outcome.kind !== 'error' || options.isCancelled?.()) return { outcome, attempts: attempt, request };
-    const decision = decideRetry(attempt, options.now() - started, outcome.error, policy, random);
-    if (!decision.retry) return { outcome, attempts: attempt, request };
+    const now = options.now();
+    const decision = decideRetry(attempt, now - started, outcome.error, policy, random, now);
+    if (!decision.retry) {
+      return decision.waitTooLong
+        ? { outcome, attempts: attempt, request, waitTooLong: decision.waitTooLong }
+        : { outcome, attempts: attempt, request };
+    }
     options.onRetry?.({ attempt, delayMs: decision.delayMs, outcome });
     await options.sleep(decision.delayMs);
     if (options.isCancelled?.()) return { outcome, attempts: attempt, request };
   }
+}
+
+export type KeyCheckReport =
+  | { readonly ok: true; readonly results: readonly KeyCheckResult[] }
+  | { readonly ok: false; readonly message: string };
+
+/**
+ * The free key check: one request per base in use, sent together, never retried (a retry could
+ * only repeat the same verdict, and an unexpected 200 may have cost a transaction).
+ */
+export async function checkKey(settings: Settings, transport: Transport): Promise<KeyCheckReport> {
+  const plan = planKeyCheck(settings);
+  if (!plan.ok) return plan;
+  const results = await Promise.all(
+    plan.checks.map(async ({ base, request }) => {
+      let answer: KeyCheckAnswer;
+      try {
+        answer = await transport(request);
+      } catch (cause) {
+        answer = { networkError: cause };
+      }
+      return readKeyCheck(base, answer);
+    }),
+  );
+  return { ok: true, results };
 }

@@ -13,6 +13,12 @@ export type ErrorCode =
   | 'server'
   | 'unexpected-status'
   | 'network'
+  /** A 3xx: the service pointed elsewhere. Not followed, nothing resent, never retried. */
+  | 'redirect'
+  /**
+   * A 200 whose body could not be read. Core no longer produces it (such an answer is now an
+   * `unreadable` outcome); kept because answers stored by earlier versions carry it.
+   */
   | 'bad-response';
 
 export interface CallError {
@@ -20,7 +26,7 @@ export interface CallError {
   readonly message: string;
   /** The HTTP status, when a response arrived. */
   readonly status?: number;
-  /** From a 429's Retry-After header, in milliseconds. */
+  /** From a 429's or 5xx's Retry-After header (seconds or an HTTP date), in milliseconds. */
   readonly retryAfterMs?: number;
 }
 

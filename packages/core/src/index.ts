@@ -10,6 +10,8 @@ export * from './errors.js';
 export { type InputField, type InputKind, type InputLooks, inputValue } from './fields.js';
 export * from './flatten.js';
 export * from './http.js';
+export * from './key-check.js';
+export * from './keys.js';
 export * from './likely.js';
 export * from './normalise.js';
 export * from './openapi.js';

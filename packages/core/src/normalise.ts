@@ -2,6 +2,9 @@
 // "(555) 010-2030" and 5550102030 (a number cell) become "5550102030"; a ZIP that lost its
 // leading zero (2134) or carries ZIP+4 becomes five digits. Anything it cannot mend is left
 // for validation to report. Normalising twice gives the same result as normalising once.
+// Invisible and control characters (a zero-width space pasted with a name, a NUL from a broken
+// export) are removed first: they can only make the service miss, and a miss is still paid for.
+// Every pattern here runs in linear time; validate() checks lengths before calling this.
 import type { InputKind } from './fields.js';
 
 /** A raw value as it may arrive from a cell, a CSV, a prompt or JSON. */
@@ -13,7 +16,7 @@ export type Normalised = { readonly value: string | undefined } | { readonly pro
 export function normaliseValue(kind: InputKind, raw: RawValue): Normalised {
   const text = asText(raw);
   if (typeof text !== 'string') return text;
-  const trimmed = text.trim().replace(/\s+/g, ' ');
+  const trimmed = removeInvisible(text).trim().replace(/\s+/g, ' ');
   if (trimmed === '') return { value: undefined };
   switch (kind) {
     case 'phone':
@@ -27,6 +30,17 @@ export function normaliseValue(kind: InputKind, raw: RawValue): Normalised {
     case 'text':
       return { value: trimmed };
   }
+}
+
+// C0 controls except the whitespace ones (tab, line feed, vertical tab, form feed, carriage return:
+// those become spaces below), DEL and C1 controls, zero-width space/non-joiner/joiner, word
+// joiner, byte order mark, soft hyphen, and the direction marks, embeddings, overrides and isolates.
+const INVISIBLE =
+  /[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+
+/** The text without invisible and control characters. */
+export function removeInvisible(text: string): string {
+  return text.replace(INVISIBLE, '');
 }
 
 function asText(raw: RawValue): string | { value: undefined } | { problem: string } {

@@ -1,6 +1,7 @@
 // Builds the HTTP request for an operation from a validated input, and its redacted forms.
 import type { Operation } from './catalog.js';
 import type { HttpRequest } from './http.js';
+import { checkApiKey } from './keys.js';
 import { checkBaseUrl, type Settings } from './settings.js';
 import type { CleanInput } from './validate.js';
 
@@ -28,9 +29,10 @@ export function operationUrl(op: Operation, settings: Pick<Settings, 'baseUrl' |
 }
 
 export function buildRequest(op: Operation, input: CleanInput, settings: Settings): BuildResult {
-  if (!settings.apiKey || settings.apiKey.trim() === '') {
-    return { ok: false, message: 'No API key is set' };
-  }
+  // A key with whitespace or control characters is refused, not trimmed: it is a copy mistake,
+  // and the message says where without repeating the key.
+  const keyProblem = checkApiKey(settings.apiKey ?? '');
+  if (keyProblem) return { ok: false, message: keyProblem };
   const target = operationUrl(op, settings);
   if (!target.ok) return target;
   return {
@@ -38,7 +40,7 @@ export function buildRequest(op: Operation, input: CleanInput, settings: Setting
     request: {
       method: 'POST',
       url: target.url,
-      headers: { [API_KEY_HEADER]: settings.apiKey.trim(), 'Content-Type': 'application/json' },
+      headers: { [API_KEY_HEADER]: settings.apiKey, 'Content-Type': 'application/json' },
       body: JSON.stringify(input),
     },
   };

@@ -1,46 +1,122 @@
-// Reads an HTTP response into the outcome of a call: a record (200), no match (204), or an error.
-// A 200 is checked against the output record the catalog promises; missing or null values read as
+// Reads an HTTP response into the outcome of a call: a record (200), no match (204), a paid but
+// unreadable answer (200), or an error.
+//
+// A 200 is a purchase, so nothing in it is thrown away. Documented fields are matched by their exact
+// name, else without regard to case; a value of an unexpected type is kept as text; fields the API
+// description does not list are kept in `extra` under dotted names. Everything that differs from the
+// description is listed in `mismatches`, so clients can say so. Missing or null values read as
 // empty strings, except where the description allows null (Phone Lookup's AptType).
 import type { Operation } from './catalog.js';
 import { type CallError, callError, codeForStatus, messageForStatus } from './errors.js';
-import type { HttpResponse } from './http.js';
+import { DEFAULT_MAX_BODY_BYTES, type HttpResponse } from './http.js';
 import type { LeafField, OutputShape } from './outputs.js';
+import { parseRetryAfter } from './retry.js';
 
 export type LeafValue = string | number | boolean | null;
 export type OutputRecord = { readonly [field: string]: LeafValue | { readonly [leaf: string]: LeafValue } };
 
+/** One way a 200's body differed from the API description. */
+export interface Mismatch {
+  /** The documented name (`Address.Deliverable`), or the dotted name of an unknown field (`Name.Nick`). */
+  readonly field: string;
+  /**
+   * `case`: found under another spelling; `type`: a value of another type, kept (as text unless it
+   * converts without loss); `unknown`: not in the description, kept in `extra`; `not-object`: a
+   * group that arrived as a single value, kept in `extra` under the group's name.
+   */
+  readonly problem: 'case' | 'type' | 'unknown' | 'not-object';
+  readonly detail: string;
+}
+
 export type Outcome =
-  | { readonly kind: 'record'; readonly status: 200; readonly record: OutputRecord }
+  | {
+      readonly kind: 'record';
+      readonly status: 200;
+      /** The documented fields, read tolerantly. */
+      readonly record: OutputRecord;
+      /** Fields the description does not list, flattened with dotted names (`DID`, `Name.Nick`). */
+      readonly extra: Readonly<Record<string, LeafValue>>;
+      readonly mismatches: readonly Mismatch[];
+      /** The body as it arrived (at most the transport's size cap), so it can be read again later. */
+      readonly raw: string;
+    }
   | { readonly kind: 'no-match'; readonly status: 204 }
+  | {
+      /**
+       * A paid answer whose body was cut, too big, not JSON or not a JSON object. Never sent again
+       * automatically: asking again buys it again.
+       */
+      readonly kind: 'unreadable';
+      readonly status: 200;
+      /** What arrived, capped at RAW_MAX_CHARS. */
+      readonly raw: string;
+      readonly reason: string;
+    }
   | { readonly kind: 'error'; readonly error: CallError };
 
-export function readResponse(op: Operation, response: HttpResponse): Outcome {
+/** How much of an unreadable body is kept: enough to see what the service sent. */
+export const RAW_MAX_CHARS = 65_536;
+
+/** Objects nested deeper than this in unknown fields are kept as JSON text, not flattened further. */
+const MAX_FLATTEN_DEPTH = 8;
+
+/**
+ * Reads one response. `nowMs` (epoch ms) lets a Retry-After given as an HTTP date be understood;
+ * without it only Retry-After in seconds is.
+ */
+export function readResponse(op: Operation, response: HttpResponse, nowMs?: number): Outcome {
   const { status } = response;
   if (status === 204) return { kind: 'no-match', status: 204 };
+  if (status >= 300 && status < 400) return { kind: 'error', error: redirectError(status, response.headers) };
   if (status !== 200) {
     const extra: Partial<CallError> = { status };
     const retryAfterMs =
-      status === 429 || status >= 500 ? parseRetryAfter(response.headers['retry-after']) : undefined;
+      status === 429 || status >= 500 ? parseRetryAfter(response.headers['retry-after'], nowMs) : undefined;
     if (retryAfterMs !== undefined) Object.assign(extra, { retryAfterMs });
     return { kind: 'error', error: callError(codeForStatus(status), messageForStatus(status), extra) };
   }
-  let body: unknown;
-  try {
-    body = JSON.parse(response.body);
-  } catch {
-    return badResponse('the body is not JSON');
-  }
-  const read = readShape(op.output, body, '');
-  if (typeof read === 'string') return badResponse(read);
-  return { kind: 'record', status: 200, record: read };
+  return readBody(op, response);
 }
 
-/** Retry-After as seconds or an HTTP date is honoured; dates need a clock, so only seconds here. */
-export function parseRetryAfter(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const trimmed = value.trim();
-  if (!/^\d+(\.\d+)?$/.test(trimmed)) return undefined;
-  return Math.round(Number(trimmed) * 1000);
+function readBody(op: Operation, response: HttpResponse): Outcome {
+  const { body } = response;
+  if (response.bodyProblem === 'cut') return unreadable(body, 'the body broke off before it was complete');
+  if (response.bodyProblem === 'too-big' || body.length > DEFAULT_MAX_BODY_BYTES)
+    return unreadable(body, 'the body is larger than the size limit');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return unreadable(body, 'the body is not JSON');
+  }
+  if (!isObject(parsed))
+    return unreadable(body, `the body is JSON but ${describeValue(parsed)}, not an object`);
+  try {
+    const state: ReadState = { mismatches: [], extra: {} };
+    const record = readShape(op.output, parsed, state);
+    return {
+      kind: 'record',
+      status: 200,
+      record,
+      extra: state.extra,
+      mismatches: state.mismatches,
+      raw: body,
+    };
+  } catch {
+    // Only a body nested deeply enough to exhaust the stack gets here.
+    return unreadable(body, 'the body is nested too deeply to read');
+  }
+}
+
+function unreadable(body: string, reason: string): Outcome {
+  return { kind: 'unreadable', status: 200, raw: capRaw(body), reason };
+}
+
+/** The first `max` characters of a body, without splitting a surrogate pair. */
+export function capRaw(text: string, max: number = RAW_MAX_CHARS): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }
 
 /** A network failure: no response arrived. */
@@ -53,66 +129,169 @@ export function networkError(url: string, cause: unknown): Outcome {
   };
 }
 
-function badResponse(what: string): Outcome {
-  return {
-    kind: 'error',
-    error: callError('bad-response', `The service answered with something unexpected: ${what}.`, {
-      status: 200,
-    }),
-  };
+// scheme://[userinfo@]host[:port] at the start of an absolute Location. Linear: each class stops
+// at a character the next one starts with.
+const ABSOLUTE_LOCATION = /^[A-Za-z][A-Za-z0-9+.-]{0,20}:\/\/([^/?#\s]{0,300})/;
+
+function redirectError(status: number, headers: Readonly<Record<string, string>>): CallError {
+  const location = headers.location;
+  let where: string;
+  if (location === undefined || location.trim() === '') where = 'without saying where';
+  else {
+    const authority = ABSOLUTE_LOCATION.exec(location.trim())?.[1];
+    // Drop any user:password@ so that credentials in a Location are never repeated.
+    where =
+      authority === undefined
+        ? 'to another path on the same host'
+        : `to ${authority.slice(authority.lastIndexOf('@') + 1)}`;
+  }
+  return callError(
+    'redirect',
+    `The service answered ${status} (a redirect) ${where}. Redirects are not followed, so nothing was sent there; check the base URL.`,
+    { status },
+  );
+}
+
+interface ReadState {
+  readonly mismatches: Mismatch[];
+  readonly extra: Record<string, LeafValue>;
 }
 
 type Read = { [field: string]: LeafValue | { [leaf: string]: LeafValue } };
 
-function readShape(shape: OutputShape, body: unknown, path: string): Read | string {
-  if (body === null || typeof body !== 'object' || Array.isArray(body))
-    return 'the body is not a JSON object';
-  const source = body as Record<string, unknown>;
+function readShape(shape: OutputShape, source: Record<string, unknown>, state: ReadState): Read {
+  const found = matchNames(Object.keys(shape), source, '', state);
   const out: Read = {};
   for (const [name, field] of Object.entries(shape)) {
-    const value = source[name];
-    if (field.type === 'object') {
-      if (value === undefined || value === null || value === '') {
-        out[name] = Object.fromEntries(Object.entries(field.fields).map(([leaf, f]) => [leaf, emptyOf(f)]));
-        continue;
-      }
-      if (typeof value !== 'object' || Array.isArray(value)) return `${path}${name} is not an object`;
-      const group: { [leaf: string]: LeafValue } = {};
-      for (const [leaf, f] of Object.entries(field.fields)) {
-        const leafValue = readLeaf(f, (value as Record<string, unknown>)[leaf], `${path}${name}.${leaf}`);
-        if (typeof leafValue === 'object' && leafValue !== null) return leafValue.problem;
-        group[leaf] = leafValue;
-      }
-      out[name] = group;
-    } else {
-      const leafValue = readLeaf(field, value, `${path}${name}`);
-      if (typeof leafValue === 'object' && leafValue !== null) return leafValue.problem;
-      out[name] = leafValue;
+    const value = found.values.get(name);
+    if (field.type !== 'object') {
+      out[name] = readLeaf(field, value, name, state);
+      continue;
+    }
+    const group: { [leaf: string]: LeafValue } = {};
+    const sourceGroup = isObject(value) ? value : {};
+    if (value !== undefined && value !== null && value !== '' && !isObject(value)) {
+      // A group that came as one value (Name as "JANE DOE"): keep the value where it can be seen.
+      state.mismatches.push({
+        field: name,
+        problem: 'not-object',
+        detail: `should be a group of fields; got ${describeValue(value)}, kept in extra as ${name}`,
+      });
+      putExtra(state, name, asLeaf(value));
+    }
+    const leaves = matchNames(Object.keys(field.fields), sourceGroup, `${name}.`, state);
+    for (const [leaf, leafField] of Object.entries(field.fields)) {
+      group[leaf] = readLeaf(leafField, leaves.values.get(leaf), `${name}.${leaf}`, state);
+    }
+    for (const key of leaves.unknown) flattenUnknown(`${name}.${key}`, sourceGroup[key], 1, state);
+    out[name] = group;
+  }
+  for (const key of found.unknown) flattenUnknown(key, source[key], 0, state);
+  return out;
+}
+
+/**
+ * Finds each documented name among the keys of `source`: exactly, else without regard to case (the
+ * first such key). Returns the values found and the keys no documented name claimed.
+ */
+function matchNames(
+  names: readonly string[],
+  source: Record<string, unknown>,
+  prefix: string,
+  state: ReadState,
+): { values: Map<string, unknown>; unknown: string[] } {
+  const keys = Object.keys(source);
+  const claimed = new Set<string>();
+  const values = new Map<string, unknown>();
+  for (const name of names) {
+    if (Object.prototype.hasOwnProperty.call(source, name)) {
+      values.set(name, source[name]);
+      claimed.add(name);
     }
   }
-  return out;
+  const byLowerCase = new Map<string, string>();
+  for (const key of keys) {
+    const lower = key.toLowerCase();
+    if (!claimed.has(key) && !byLowerCase.has(lower)) byLowerCase.set(lower, key);
+  }
+  for (const name of names) {
+    if (values.has(name)) continue;
+    const key = byLowerCase.get(name.toLowerCase());
+    if (key === undefined || claimed.has(key)) continue;
+    values.set(name, source[key]);
+    claimed.add(key);
+    state.mismatches.push({ field: prefix + name, problem: 'case', detail: `sent as ${key}` });
+  }
+  return { values, unknown: keys.filter((k) => !claimed.has(k)) };
 }
 
 function emptyOf(field: LeafField): LeafValue {
   return field.nullable ? null : '';
 }
 
-function readLeaf(field: LeafField, value: unknown, path: string): LeafValue | { problem: string } {
+const TYPE_WORDS = { string: 'text', number: 'a number', boolean: 'true or false' } as const;
+
+function readLeaf(field: LeafField, value: unknown, path: string, state: ReadState): LeafValue {
   if (value === undefined || value === null) return emptyOf(field);
   if (value === '') return '';
-  switch (field.type) {
+  if (typeof value === field.type) return value as LeafValue;
+  // Text that converts without loss ("12" for a number, "true" for a flag) is converted, so that
+  // numbers and flags stay what the description promises; anything else is kept as text.
+  let kept: LeafValue = asText(value);
+  if (field.type === 'number' && typeof value === 'string' && String(Number(value)) === value)
+    kept = Number(value);
+  if (field.type === 'boolean' && (value === 'true' || value === 'false')) kept = value === 'true';
+  state.mismatches.push({
+    field: path,
+    problem: 'type',
+    detail: `should be ${TYPE_WORDS[field.type]}; got ${describeValue(value)}, kept as ${typeof kept === 'string' ? 'text' : describeValue(kept)}`,
+  });
+  return kept;
+}
+
+function flattenUnknown(path: string, value: unknown, depth: number, state: ReadState): void {
+  if (isObject(value) && depth < MAX_FLATTEN_DEPTH && Object.keys(value).length > 0) {
+    for (const [key, inner] of Object.entries(value))
+      flattenUnknown(`${path}.${key}`, inner, depth + 1, state);
+    return;
+  }
+  putExtra(state, path, asLeaf(value));
+  state.mismatches.push({ field: path, problem: 'unknown', detail: 'not in the API description; kept' });
+}
+
+/** Sets a field on a plain object even when it is named `__proto__` (JSON allows that name). */
+function putExtra(state: ReadState, name: string, value: LeafValue): void {
+  Object.defineProperty(state.extra, name, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** A scalar as it came; a list or an object as JSON text. */
+function asLeaf(value: unknown): LeafValue {
+  if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+    return value;
+  return JSON.stringify(value) ?? '';
+}
+
+function asText(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  switch (typeof value) {
     case 'string':
-      if (typeof value === 'string') return value;
-      // A number where text is promised (a ZIP or a score) loses nothing by being read as text.
-      if (typeof value === 'number') return String(value);
-      return { problem: `${path} should be text` };
+      return value.length > 40 ? `text "${value.slice(0, 37)}..."` : `text ${JSON.stringify(value)}`;
     case 'number':
-      if (typeof value === 'number') return value;
-      if (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value.trim())) return Number(value);
-      return { problem: `${path} should be a number` };
+      return `the number ${value}`;
     case 'boolean':
-      if (typeof value === 'boolean') return value;
-      if (value === 'true' || value === 'false') return value === 'true';
-      return { problem: `${path} should be true or false` };
+      return `${value}`;
+    case 'object':
+      return 'an object';
+    default:
+      return typeof value;
   }
 }

@@ -2,7 +2,7 @@
 // fast-check properties (normalising twice changes nothing; validation never throws).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type InputKind, normaliseValue, OPERATIONS, validate } from '../src/index.js';
+import { type InputKind, normaliseValue, OPERATIONS, validate, validateField } from '../src/index.js';
 import { op } from './api.js';
 
 const value = (kind: InputKind, raw: unknown) => {
@@ -110,6 +110,89 @@ describe('normalisation cases', () => {
       ok: false,
       message: 'Phone must be 10 digits; got 8',
     });
+  });
+});
+
+describe('invisible and control characters', () => {
+  it.each([
+    ['zero-width space', '\u200b'],
+    ['zero-width non-joiner', '\u200c'],
+    ['zero-width joiner', '\u200d'],
+    ['word joiner', '\u2060'],
+    ['byte order mark', '\ufeff'],
+    ['left-to-right mark', '\u200e'],
+    ['right-to-left mark', '\u200f'],
+    ['right-to-left override', '\u202e'],
+    ['first-strong isolate', '\u2068'],
+    ['NUL', '\u0000'],
+    ['escape', '\u001b'],
+    ['DEL', '\u007f'],
+  ])('removes a %s wherever it is', (_, ch) => {
+    expect(value('text', `${ch}Ja${ch}ne${ch}`)).toBe('Jane');
+    expect(value('phone', `555${ch}010${ch}2030`)).toBe('5550102030');
+    expect(value('email', `jane${ch}@example.com${ch}`)).toBe('jane@example.com');
+    expect(value('zip', `${ch}02134`)).toBe('02134');
+    expect(validate(op('phone-lookup'), { Phone: `${ch}5550102030${ch}` })).toEqual({
+      ok: true,
+      input: { Phone: '5550102030' },
+    });
+  });
+
+  it('turns tabs and line breaks into single spaces, not nothing', () => {
+    expect(value('text', '12\u0000Main\tSt\r\nApt 4')).toBe('12Main St Apt 4');
+  });
+
+  it('leaves a value of nothing but invisible characters as not given', () => {
+    expect(value('text', '\u200b\u200b\ufeff')).toBeUndefined();
+  });
+});
+
+describe('bounds before patterns; every pattern linear', () => {
+  // The earlier e-mail pattern backtracked quadratically: 10 s of CPU for a 120 KB cell.
+  const hostile = [
+    ['a 120 KB e-mail without a dot after the @', `a@${'b'.repeat(120_000)}`],
+    ['a 120 KB e-mail of @ signs', '@'.repeat(120_000)],
+    ['a 120 KB e-mail of dots', `a@${'.'.repeat(120_000)}`],
+    ['a 120 KB e-mail of spaces and tabs', `a@b${' \t'.repeat(60_000)}.c`],
+  ] as const;
+
+  it.each(hostile)('refuses %s in well under 50 ms', (_, email) => {
+    const started = performance.now();
+    const result = validate(op('email-verify'), { Email: email });
+    const elapsed = performance.now() - started;
+    expect(result).toMatchObject({
+      ok: false,
+      message: `Email must be at most 100 characters; got ${email.length}`,
+    });
+    expect(elapsed).toBeLessThan(50);
+  });
+
+  it('refuses such values just as fast in validateField, and for fields without a length bound', () => {
+    const started = performance.now();
+    expect(validateField(op('email-verify'), 'Email', `a@${'b'.repeat(120_000)}`)).toMatchObject({
+      ok: false,
+    });
+    expect(validate(op('phone-lookup'), { Phone: `${'5 '.repeat(60_000)}` })).toMatchObject({
+      ok: false,
+      message: 'Phone is far too long; got 120000 characters',
+    });
+    expect(performance.now() - started).toBeLessThan(50);
+  });
+
+  it('the e-mail pattern is linear below the raw bound too (1000 characters, as past the 100 bound)', () => {
+    for (const email of [`a@${'b'.repeat(998)}`, `${'a'.repeat(999)}@`, `a@b${'.'.repeat(997)}`]) {
+      const started = performance.now();
+      for (let i = 0; i < 100; i++) validate(op('email-verify'), { Email: email });
+      expect(performance.now() - started).toBeLessThan(50);
+    }
+  });
+
+  it('still tells a malformed e-mail from a long one', () => {
+    expect(validate(op('email-verify'), { Email: 'jane@example' })).toMatchObject({
+      ok: false,
+      message: 'Email must be an e-mail address; got "jane@example"',
+    });
+    expect(validate(op('email-verify'), { Email: 'jane@mail.example.co.uk' })).toMatchObject({ ok: true });
   });
 });
 

@@ -62,18 +62,20 @@ describe('delay', () => {
     );
   });
 
-  it('uses Retry-After instead of the formula, capped at the longest wait', () => {
+  it('uses Retry-After instead of the formula, honoured in full up to maxRetryAfterMs', () => {
     expect(retryDelayMs(1, err('allowance', { retryAfterMs: 7000 }), POLICY, () => 0)).toBe(7000);
     expect(retryDelayMs(4, err('allowance', { retryAfterMs: 0 }), POLICY, () => 1)).toBe(0);
-    expect(retryDelayMs(1, err('allowance', { retryAfterMs: 3_600_000 }), POLICY, () => 0)).toBe(30_000);
+    // Longer than the backoff cap but within the Retry-After cap (60 s by default): waited in full.
+    expect(retryDelayMs(1, err('allowance', { retryAfterMs: 45_000 }), POLICY, () => 0)).toBe(45_000);
   });
 
-  it('the default policy is bounded: 5 attempts within two minutes', () => {
+  it('the default policy is bounded: 5 attempts within two minutes, Retry-After up to 60 s', () => {
     expect(DEFAULT_RETRY_POLICY).toEqual({
       maxAttempts: 5,
       baseDelayMs: 500,
       maxDelayMs: 30_000,
       maxTotalMs: 120_000,
+      maxRetryAfterMs: 60_000,
     });
   });
 });
@@ -90,6 +92,77 @@ describe('decideRetry', () => {
     expect(decideRetry(1, 100_000, err('allowance', { retryAfterMs: 30_000 }), POLICY, () => 0)).toEqual({
       retry: false,
     });
+  });
+});
+
+describe('a Retry-After longer than the cap', () => {
+  it('is not waited for: the decision says so and when to resume', () => {
+    const error = err('allowance', { status: 429, retryAfterMs: 99_999_000 });
+    expect(decideRetry(1, 0, error, POLICY, () => 0, 1_000)).toEqual({
+      retry: false,
+      waitTooLong: { retryAfterMs: 99_999_000, resumeAt: 99_999_000 + 1_000 },
+    });
+  });
+
+  it('follows the policy: 60 s is waited for by default, 61 s is not; a policy may allow more', () => {
+    expect(
+      decideRetry(1, 0, err('server', { retryAfterMs: 60_000 }), DEFAULT_RETRY_POLICY, () => 0, 0),
+    ).toEqual({
+      retry: true,
+      delayMs: 60_000,
+    });
+    expect(
+      decideRetry(1, 0, err('server', { retryAfterMs: 61_000 }), DEFAULT_RETRY_POLICY, () => 0, 0),
+    ).toEqual({
+      retry: false,
+      waitTooLong: { retryAfterMs: 61_000, resumeAt: 61_000 },
+    });
+    const patient = { ...POLICY, maxRetryAfterMs: 600_000, maxTotalMs: 3_600_000 };
+    expect(decideRetry(1, 0, err('server', { retryAfterMs: 300_000 }), patient, () => 0, 0)).toEqual({
+      retry: true,
+      delayMs: 300_000,
+    });
+  });
+
+  it('makes sendWithRetry stop at once with the error, its retryAfterMs and the resume time', async () => {
+    const h = harness([status(429, { 'retry-after': '99999' })]);
+    const report = await callOperation(op('email-verify'), { Email: 'a@b.co' }, h.options);
+    expect(report.attempts).toBe(1);
+    expect(h.sleeps).toEqual([]);
+    expect(report.outcome).toMatchObject({
+      kind: 'error',
+      error: { code: 'allowance', retryAfterMs: 99_999_000 },
+    });
+    expect(report.waitTooLong).toEqual({ retryAfterMs: 99_999_000, resumeAt: 1_000_000 + 99_999_000 });
+  });
+
+  it('honours a Retry-After given as an HTTP date, on the clock passed in', async () => {
+    const h = harness([status(429, { 'retry-after': new Date(1_000_000 + 2_000).toUTCString() }), OK]);
+    const report = await callOperation(op('email-verify'), { Email: 'a@b.co' }, h.options);
+    expect(report.outcome.kind).toBe('record');
+    expect(h.sleeps).toEqual([2_000]);
+  });
+});
+
+describe('never retried', () => {
+  it('a redirect: one request, nothing resent', async () => {
+    const h = harness([status(307, { location: 'http://evil.test/x' }), OK]);
+    const report = await callOperation(op('email-verify'), { Email: 'a@b.co' }, h.options);
+    expect(report.attempts).toBe(1);
+    expect(h.sent).toHaveLength(1);
+    expect(report.outcome).toMatchObject({ kind: 'error', error: { code: 'redirect', status: 307 } });
+  });
+
+  it.each([
+    ['cut', status(200, {}, '{"Email":"a@'), 'cut'],
+    ['too big', status(200, {}, '{"Email":'), 'too-big'],
+    ['not JSON', status(200, {}, '<html>'), undefined],
+  ] as const)('an unreadable 200 (%s): paid, so not bought again', async (_, response, bodyProblem) => {
+    const h = harness([bodyProblem ? { ...response, bodyProblem } : response, OK]);
+    const report = await callOperation(op('email-verify'), { Email: 'a@b.co' }, h.options);
+    expect(report.attempts).toBe(1);
+    expect(h.sent).toHaveLength(1);
+    expect(report.outcome.kind).toBe('unreadable');
   });
 });
 
@@ -136,6 +209,9 @@ describe('callOperation', () => {
       kind: 'record',
       status: 200,
       record: { Email: 'a@b.co', Result: 'valid' },
+      extra: {},
+      mismatches: [],
+      raw: OK.body,
     });
     expect(report.attempts).toBe(1);
     expect(h.sleeps).toEqual([]);
@@ -180,7 +256,7 @@ describe('callOperation', () => {
     });
     expect(await callOperation(op('email-verify'), { Email: 'a@b.co' }, h.options)).toMatchObject({
       attempts: 1,
-      outcome: { kind: 'error', error: { code: 'bad-response' } },
+      outcome: { kind: 'unreadable', status: 200, raw: 'not json', reason: 'the body is not JSON' },
     });
   });
 

@@ -151,9 +151,54 @@ describe('bundled core in a bare node:vm context', () => {
       context,
     ) as Promise<string>;
     expect(JSON.parse(await run)).toEqual({
-      outcome: { kind: 'record', status: 200, record: { Email: 'a@b.co', Result: 'ok' } },
+      outcome: {
+        kind: 'record',
+        status: 200,
+        record: { Email: 'a@b.co', Result: 'ok' },
+        extra: {},
+        mismatches: [],
+        raw: '{"Email":"a@b.co","Result":"ok"}',
+      },
       attempts: 2,
       now: 250,
+    });
+  });
+
+  it('reads tolerantly, checks and scrubs keys, plans key checks and parses dated Retry-After there', () => {
+    const result = inVm(`
+      const op = EnrichCore.findOperation('phone-append');
+      const read = EnrichCore.readResponse(op, { status: 200, headers: {}, body: '{"phoneType":"W","DID":"1","PHV":"x"}' });
+      const unreadable = EnrichCore.readResponse(op, { status: 200, headers: {}, body: '<html>' });
+      const redirect = EnrichCore.readResponse(op, { status: 307, headers: { location: 'https://evil.test/x' }, body: '' });
+      const settings = { apiKey: 'vm-secret-key-123', baseUrl: 'https://v2.example.test', baseUrlV3: 'https://v3.example.test' };
+      const plan = EnrichCore.planKeyCheck(settings);
+      return {
+        phoneType: read.record.PhoneType,
+        extra: read.extra,
+        mismatches: read.mismatches.map((m) => m.problem),
+        unreadable: unreadable.kind,
+        paid: EnrichCore.isPaid(unreadable),
+        redirect: redirect.error.code,
+        keyProblem: EnrichCore.checkApiKey('abc\\ndef') !== undefined,
+        scrubbed: EnrichCore.createScrubber(['vm-secret-key-123'])('x vm-secret-key-123 ' + encodeURIComponent('vm-secret-key-123')),
+        planned: plan.checks.map((c) => c.request.url),
+        verdict: EnrichCore.readKeyCheck('https://v2.example.test', { status: 401, headers: {}, body: '' }).verdict,
+        retryAfter: EnrichCore.parseRetryAfter('Sun, 06 Nov 1994 08:49:37 GMT', Date.UTC(1994, 10, 6, 8, 49, 30)),
+        normalised: EnrichCore.normaliseValue('text', '\u200bJane\u0000'),
+      };`);
+    expect(result).toEqual({
+      phoneType: 'W',
+      extra: { DID: '1' },
+      mismatches: ['case', 'type', 'unknown'],
+      unreadable: 'unreadable',
+      paid: true,
+      redirect: 'redirect',
+      keyProblem: true,
+      scrubbed: 'x [key hidden] [key hidden]',
+      planned: ['https://v2.example.test/v2/verify/email', 'https://v3.example.test/v3/lookup/phone'],
+      verdict: 'refused',
+      retryAfter: 7000,
+      normalised: { value: 'Jane' },
     });
   });
 

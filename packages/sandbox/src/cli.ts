@@ -1,6 +1,7 @@
 #!/usr/bin/env -S npx tsx
 // `pnpm sandbox`: serves the sandbox until Ctrl-C. Every option also reads an environment variable.
 import { parseArgs } from 'node:util';
+import { MISBEHAVE_DESCRIPTIONS, MISBEHAVE_HEADER, MISBEHAVE_MODES, parseMisbehave } from './misbehave.js';
 import { DEMO_KEY } from './sandbox.js';
 import { startSandboxServer } from './server.js';
 
@@ -16,6 +17,9 @@ Options (environment variable in brackets):
   --latency MS          added to every answer (SANDBOX_LATENCY_MS; default 0)
   --fault-rate R        share of requests answered 500, 0 to 1 (SANDBOX_FAULT_RATE; default 0)
   --seed S              changes every synthetic record (SANDBOX_SEED; default "sandbox")
+  --misbehave M1,M2     misbehave on every request (SANDBOX_MISBEHAVE; default none); one request
+                        can ask with the header ${MISBEHAVE_HEADER}: M1,M2. Modes:
+${MISBEHAVE_MODES.map((m) => `                          ${m.padEnd(17)} ${MISBEHAVE_DESCRIPTIONS[m]}`).join('\n')}
 `;
 
 const { values } = parseArgs({
@@ -29,6 +33,7 @@ const { values } = parseArgs({
     latency: { type: 'string' },
     'fault-rate': { type: 'string' },
     seed: { type: 'string' },
+    misbehave: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -49,6 +54,12 @@ const num = (flag: string | undefined, variable: string | undefined): number | u
   return value;
 };
 
+const misbehave = parseMisbehave(values.misbehave ?? env.SANDBOX_MISBEHAVE);
+if (!misbehave.ok) {
+  process.stderr.write(`enrich-sandbox: ${misbehave.message}\n`);
+  process.exit(2);
+}
+
 const windowSeconds = num(values['allowance-window'], env.SANDBOX_ALLOWANCE_WINDOW);
 const server = await startSandboxServer({
   port: num(values.port, env.SANDBOX_PORT) ?? 8787,
@@ -60,12 +71,13 @@ const server = await startSandboxServer({
   latencyMs: num(values.latency, env.SANDBOX_LATENCY_MS),
   faultRate: num(values['fault-rate'], env.SANDBOX_FAULT_RATE),
   seed: values.seed ?? env.SANDBOX_SEED,
+  misbehave: misbehave.modes,
 });
 
 process.stdout.write(`Enrichment sandbox listening on ${server.url}
   Use it as both base URLs (v2 and v3).
   Demo API key: ${DEMO_KEY}   (a sandbox key, not a secret)
-  Stats: GET ${server.url}/__sandbox/stats
+  Stats: GET ${server.url}/__sandbox/stats${misbehave.modes.length > 0 ? `\n  Misbehaving on every request: ${misbehave.modes.join(', ')}` : ''}
 Ctrl-C to stop.
 `);
 

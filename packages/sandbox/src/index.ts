@@ -1,3 +1,13 @@
+export {
+  HUGE_BODY_BYTES,
+  MISBEHAVE_DESCRIPTIONS,
+  MISBEHAVE_HEADER,
+  MISBEHAVE_MODES,
+  type MisbehaveMode,
+  type MisbehaveParse,
+  parseMisbehave,
+  TRICKLE_INTERVAL_MS,
+} from './misbehave.js';
 export { RESERVED, type Reserved, type ReservedOutcome, reservedOutcome, SLOW_MS } from './reserved.js';
 export {
   ADMIN_PREFIX,

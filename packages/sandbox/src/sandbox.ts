@@ -12,8 +12,18 @@
 // Error bodies: the API does not show their shape; the sandbox answers
 // {"status": <code>, "error": "<message>"} as JSON.
 // Billing: 200, 204 and 440 count as transactions (core's BILLABLE_STATUSES).
+// Misbehaviour on request (misbehave.ts): the modes in front of the service answer before the key
+// is checked; the others change a 200 record, which is billed as any 200.
 import { type CleanInput, matchField, OPERATIONS, type Operation, validate } from '@enrich/core';
 import { DEMO_KEY } from './demo-key.js';
+import {
+  frontMode,
+  MISBEHAVE_HEADER,
+  type MisbehaveMode,
+  misbehavingAnswer,
+  parseMisbehave,
+  retryAfterDate,
+} from './misbehave.js';
 import { type Random, seededRandom } from './random.js';
 import { reservedOutcome, SLOW_MS } from './reserved.js';
 import { syntheticRecord } from './synthetic.js';
@@ -31,12 +41,16 @@ export interface SandboxKnobs {
   allowanceWindowMs: number;
   /** Retry-After on a 429 when the allowance never resets (and on the reserved 429 input). */
   retryAfterSeconds: number;
+  /** Misbehaviours for every request (misbehave.ts); a request's header adds its own. */
+  misbehave: readonly MisbehaveMode[];
 }
 
 export interface SandboxOptions extends Partial<SandboxKnobs> {
   readonly keys?: readonly string[];
   readonly seed?: string;
   readonly now?: () => number;
+  /** Where `redirect` points (the server's decoy); the discard port when there is no server. */
+  readonly redirectOrigin?: string;
 }
 
 export interface SandboxRequest {
@@ -54,6 +68,8 @@ export interface SandboxResponse {
   readonly body: string;
   /** How long the server would wait before answering: latency, plus 2 s for the slow inputs. */
   readonly delayMs: number;
+  /** How the server sends the body: whole (absent), half then the connection destroyed, or a byte at a time. */
+  readonly delivery?: 'cut' | 'trickle';
 }
 
 export interface Stats {
@@ -90,7 +106,9 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     allowance: options.allowance ?? Number.POSITIVE_INFINITY,
     allowanceWindowMs: options.allowanceWindowMs ?? Number.POSITIVE_INFINITY,
     retryAfterSeconds: options.retryAfterSeconds ?? 1,
+    misbehave: options.misbehave ?? [],
   };
+  const redirectOrigin = options.redirectOrigin ?? 'http://127.0.0.1:9';
   let perKey = new Map<string, KeyState>();
   let requestCount = 0;
   let byStatus: Record<string, number> = {};
@@ -145,13 +163,32 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       if (!parsed.ok || typeof parsed.value !== 'object' || parsed.value === null) {
         return error(400, 'configure takes a JSON object of knobs');
       }
-      sandbox.configure(parsed.value as Partial<SandboxKnobs>);
+      const changes = parsed.value as Record<string, unknown>;
+      if (changes.misbehave !== undefined) {
+        const modes = parseMisbehave(changes.misbehave as string | string[]);
+        if (!modes.ok) return error(400, modes.message);
+        changes.misbehave = modes.modes;
+      }
+      sandbox.configure(changes as Partial<SandboxKnobs>);
       return answer(200, knobs);
     }
     return error(404, `No admin action ${request.method} ${request.path}`);
   };
 
   const handleOperation = (op: Operation, request: SandboxRequest): SandboxResponse => {
+    const asked = parseMisbehave(header(request, MISBEHAVE_HEADER));
+    if (!asked.ok) return error(400, asked.message);
+    const modes = [...new Set([...knobs.misbehave, ...asked.modes])];
+    const front = frontMode(modes);
+    if (front === 'redirect') return answer(307, undefined, { location: `${redirectOrigin}${request.path}` });
+    if (front === 'retry-after-huge')
+      return error(429, 'The maximum number of transactions allowed has been reached', {
+        'retry-after': '99999',
+      });
+    if (front === 'retry-after-date')
+      return error(429, 'The maximum number of transactions allowed has been reached', {
+        'retry-after': retryAfterDate(now()),
+      });
     if (request.method !== 'POST') return error(405, `${op.path} takes POST only`, { allow: 'POST' });
     const apiKey = header(request, 'x-api-key');
     if (!apiKey || !keys.has(apiKey)) return error(401, 'The user is invalid; check the x-api-key header');
@@ -202,7 +239,17 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       return error(500, 'System error (injected fault)');
     bill();
     const record = syntheticRecord(op, input, seed, reserved === 'formula');
-    return answer(200, record, {}, reserved === 'slow' ? SLOW_MS : 0);
+    const delayMs = reserved === 'slow' ? SLOW_MS : 0;
+    if (modes.length === 0) return answer(200, record, {}, delayMs);
+    const shaped = misbehavingAnswer(record, modes);
+    byStatus[200] = (byStatus[200] ?? 0) + 1;
+    const response = {
+      status: 200,
+      headers: { 'content-type': shaped.contentType },
+      body: shaped.body,
+      delayMs: knobs.latencyMs + delayMs,
+    };
+    return shaped.delivery ? { ...response, delivery: shaped.delivery } : response;
   };
 
   const sandbox: Sandbox = {
@@ -227,7 +274,17 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       faults = seededRandom(`${seed}|faults`);
     },
     configure(changes) {
-      for (const name of Object.keys(knobs) as (keyof SandboxKnobs)[]) {
+      if (Array.isArray(changes.misbehave)) {
+        const modes = parseMisbehave(changes.misbehave);
+        if (modes.ok) knobs.misbehave = modes.modes;
+      }
+      for (const name of [
+        'latencyMs',
+        'faultRate',
+        'allowance',
+        'allowanceWindowMs',
+        'retryAfterSeconds',
+      ] as const) {
         const value = changes[name];
         if (typeof value === 'number' && !Number.isNaN(value)) knobs[name] = value;
         // JSON has no Infinity: null means "no limit" for the two limits.
@@ -236,7 +293,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
         }
       }
     },
-    knobs: () => ({ ...knobs }),
+    knobs: () => ({ ...knobs, misbehave: [...knobs.misbehave] }),
   };
   return sandbox;
 }
@@ -278,5 +335,4 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
-// Only DEMO_KEY is re-exported: the published declarations must not reach into @enrich/core.
 export { DEMO_KEY };

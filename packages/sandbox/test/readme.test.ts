@@ -1,7 +1,7 @@
 // The README's table of reserved inputs is what the sandbox does.
 import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
-import { RESERVED } from '../src/index.js';
+import { MISBEHAVE_MODES, RESERVED } from '../src/index.js';
 
 it('documents every reserved input', () => {
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -11,4 +11,14 @@ it('documents every reserved input', () => {
     expect(row).toContain(r.email);
     expect(row).toContain(r.lastName);
   }
+});
+
+it('documents every misbehave mode in its table, and no other', () => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const section = readme.slice(
+    readme.indexOf('## Misbehaving on request'),
+    readme.indexOf('## Transactions'),
+  );
+  const documented = [...section.matchAll(/^\| `([a-z0-9-]+)` +\|/gm)].map((m) => m[1]);
+  expect(documented.sort()).toEqual([...MISBEHAVE_MODES].sort());
 });

@@ -1,6 +1,6 @@
 // The command table against a real sandbox over HTTP on 127.0.0.1, with the vscode stand-in
 // playing the user.
-import { API_KEY_ENV, getOperation, OPERATIONS, toCurl } from '@enrich/core';
+import { API_KEY_ENV, checkApiKey, getOperation, OPERATIONS, toCurl } from '@enrich/core';
 import { DEMO_KEY, RESERVED } from '@enrich/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCommands } from '../../src/commands';
@@ -175,9 +175,10 @@ describe('key and sandbox commands', () => {
     await run(COMMAND.setApiKey);
     expect(ui.seen.map((s) => [s.password, s.validationMessage])).toEqual([
       [true, 'Enter the key'],
-      [true, 'A key has no spaces'],
+      [true, checkApiKey('k e y')],
       [true, undefined],
     ]);
+    expect(ui.seen[1]?.validationMessage).toMatch(/has a space in it \(character 2 of 5\)/);
     expect(await harness.context.secrets.get('enrich.apiKey')).toBe(TEST_KEY);
     expect(ui.statusItems[0]?.text).toContain('$(key)');
     await run(COMMAND.clearApiKey);

@@ -1,0 +1,97 @@
+// Key hygiene: keys that can only be copy mistakes are refused before any request, by messages that
+// never hold the key; the scrubber removes the key from any text, in every form it may take there.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { buildRequest, checkApiKey, createScrubber, KEY_HIDDEN } from '../src/index.js';
+import { KEY, op, SETTINGS } from './api.js';
+
+describe('checkApiKey', () => {
+  it('accepts a key of printable characters', () => {
+    expect(checkApiKey(KEY)).toBeUndefined();
+    expect(checkApiKey('abc-DEF_123.456~+/=')).toBeUndefined();
+  });
+
+  it.each([
+    ['', 'No API key is set'],
+    ['   ', 'No API key is set'],
+    [`${KEY}\n`, 'a line break'],
+    [`${KEY.slice(0, 5)}\r\n${KEY.slice(5)}`, 'a line break'],
+    [` ${KEY}`, 'a space'],
+    [`${KEY.slice(0, 5)}\t${KEY.slice(5)}`, 'a tab'],
+    [`${KEY}\u00a0`, 'a space'],
+    [`${KEY}\u0000`, 'a control character'],
+    [`\u200b${KEY}`, 'an invisible character'],
+    [`${KEY}\ufeff`, 'a space'],
+    [`${KEY}é`, 'not plain ASCII'],
+  ])('refuses %j, saying why and where, without the key', (key, why) => {
+    const problem = checkApiKey(key);
+    expect(problem).toContain(why);
+    expect(problem).not.toContain(KEY);
+    expect(problem).not.toContain(KEY.slice(0, 8));
+  });
+
+  it('names the position of the bad character', () => {
+    expect(checkApiKey('abcdef\nghij')).toMatch(/character 7 of 11/);
+  });
+
+  it('is what buildRequest checks: such a key is never sent', () => {
+    const built = buildRequest(
+      op('phone-lookup'),
+      { Phone: '5550102030' },
+      { ...SETTINGS, apiKey: `${KEY}\n` },
+    );
+    expect(built.ok).toBe(false);
+    expect(JSON.stringify(built)).not.toContain(KEY);
+  });
+});
+
+describe('createScrubber', () => {
+  const scrub = createScrubber([KEY]);
+
+  it('replaces the key wherever it is', () => {
+    expect(scrub(`key ${KEY} and again ${KEY}.`)).toBe(`key ${KEY_HIDDEN} and again ${KEY_HIDDEN}.`);
+    expect(scrub('nothing secret')).toBe('nothing secret');
+  });
+
+  it('replaces its JSON-escaped and URL-encoded forms', () => {
+    const odd = 'abc"def\\ghi/jkl+mno=';
+    const s = createScrubber([odd]);
+    expect(s(JSON.stringify({ k: odd }))).toBe(`{"k":"${KEY_HIDDEN}"}`);
+    expect(s(`https://x.test/?k=${encodeURIComponent(odd)}`)).toBe(`https://x.test/?k=${KEY_HIDDEN}`);
+  });
+
+  it('replaces the parts of a key pasted with a line break, as an HTTP library might quote it', () => {
+    const pasted = `${KEY.slice(0, 12)}\n${KEY.slice(12)}`;
+    const s = createScrubber([pasted]);
+    const out = s(`Invalid header value "${JSON.stringify(pasted)}" and ${pasted} and ${KEY.slice(12)}`);
+    expect(out).not.toContain(KEY.slice(0, 12));
+    expect(out).not.toContain(KEY.slice(12));
+  });
+
+  it('ignores empty and very short secrets (they would mangle every message)', () => {
+    const s = createScrubber(['', 'k', 'abc']);
+    expect(s('kabc keeps its text')).toBe('kabc keeps its text');
+  });
+
+  it('leaves no occurrence of any key in any text around it', () => {
+    const key = fc.string({ unit: 'grapheme-ascii', minLength: 8, maxLength: 40 });
+    fc.assert(
+      fc.property(key, fc.string(), fc.string(), (k, before, after) => {
+        const s = createScrubber([k]);
+        for (const text of [
+          before + k + after,
+          JSON.stringify(before + k + after),
+          before + encodeURIComponent(k),
+        ])
+          expect(s(text)).not.toContain(k);
+      }),
+    );
+  });
+
+  it('runs in linear time on a large text', () => {
+    const text = `${'a'.repeat(500_000)}${KEY}`;
+    const started = performance.now();
+    expect(scrub(text).endsWith(KEY_HIDDEN)).toBe(true);
+    expect(performance.now() - started).toBeLessThan(200);
+  });
+});
