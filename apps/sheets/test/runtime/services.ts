@@ -3,7 +3,7 @@
 // property sizes, URL fetch quotas and sizes, the URL allow-list, and time on the virtual clock.
 import { createHash } from 'node:crypto';
 import type { Sandbox } from '@enrich/sandbox';
-import type { Execution } from './execution.js';
+import { type Execution, RETRY_LOCK } from './execution.js';
 
 // ---------------------------------------------------------------------------------------------
 // Stores that outlive executions (owned by the runtime).
@@ -27,6 +27,22 @@ export class CacheStore {
   readonly entries = new Map<string, CacheEntry>();
   evictions = 0;
   constructor(readonly name: string) {}
+
+  /**
+   * Expiry is "only a suggestion": the cache may drop any item before it expires. Drops each item
+   * with probability `fraction` (1 drops everything), as a test decides.
+   */
+  evictEarly(fraction: number, random: () => number): number {
+    let dropped = 0;
+    for (const key of [...this.entries.keys()]) {
+      if (fraction >= 1 || random() < fraction) {
+        this.entries.delete(key);
+        dropped++;
+      }
+    }
+    this.evictions += dropped;
+    return dropped;
+  }
 }
 
 export interface DailyCounter {
@@ -92,7 +108,7 @@ export function createPropertiesService(exec: Execution, host: PropertiesHost) {
     };
     const writable = (method: string) => {
       // A custom function cannot set properties.
-      exec.allow(`Properties.${method}`, {});
+      exec.allow(`Properties.${method}`, { limited: true });
       touch();
     };
     const set = (entries: [string, unknown][]) => {
@@ -269,12 +285,13 @@ export function createCacheService(exec: Execution, host: CacheHost) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// LockService: executions here run one at a time, so a lock is free unless this execution (or one
-// that leaked it, which the runtime prevents by releasing at the end) holds it.
+// LockService: a lock is free unless another execution holds it. Executions run one at a time,
+// except those started together (runtime/concurrent.ts), where a busy tryLock waits for the holder.
 
-export function createLockService(exec: Execution, held: Map<string, Execution>) {
+export function createLockService(exec: Execution, held: Map<string, Execution>, refused = () => false) {
   const lock = (name: string) => {
     const take = () => {
+      if (refused()) return false;
       const owner = held.get(name);
       if (owner && owner !== exec) return false;
       held.set(name, exec);
@@ -282,9 +299,20 @@ export function createLockService(exec: Execution, held: Map<string, Execution>)
       return true;
     };
     return {
-      tryLock: (_ms: number) => {
+      tryLock: (ms: number) => {
         exec.enter(SERVICE_COSTS.lock);
-        return take();
+        if (take()) {
+          exec.lockWaitStart = null;
+          return true;
+        }
+        // Executions running at once: wait (let the holder go on) until the timeout, then give up.
+        if (exec.concurrent && !refused()) {
+          const now = exec.clock.now();
+          exec.lockWaitStart ??= now;
+          if (now - exec.lockWaitStart < Number(ms)) throw RETRY_LOCK;
+          exec.lockWaitStart = null;
+        }
+        return false;
       },
       waitLock: (_ms: number) => {
         exec.enter(SERVICE_COSTS.lock);
@@ -437,7 +465,8 @@ export function createUrlFetchApp(exec: Execution, host: FetchHost) {
     return { latency, response, check };
   };
 
-  const allow = (what: string) => exec.allow(`UrlFetchApp.${what}`, { custom: true });
+  // UrlFetchApp needs authorisation: not in a simple trigger (LIMITED).
+  const allow = (what: string) => exec.allow(`UrlFetchApp.${what}`, { custom: true, limited: false });
   return {
     fetch: (url: string, params?: Record<string, unknown>) => {
       allow('fetch');
