@@ -114,8 +114,12 @@ export function storeSize(): { answers: number; chars: number } {
 
 function createStore(): GoogleAppsScript.Spreadsheet.Sheet {
   const spreadsheet = SpreadsheetApp.getActiveSpreadsheet();
+  // Inserting a sheet makes it the active one: put the user's selection back afterwards.
+  const selection = spreadsheet.getActiveRange();
   const sheet = spreadsheet.insertSheet(STORE_SHEET, spreadsheet.getSheets().length);
   sheet.hideSheet();
+  if (selection) selection.activate();
+  else spreadsheet.getSheets()[0]?.activate();
   return sheet;
 }
 

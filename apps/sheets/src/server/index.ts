@@ -22,7 +22,9 @@ export const showSetKey = keepingAnswers(menu.showSetKey);
 export const showSettings = keepingAnswers(menu.showSettings);
 export const showSidebar = keepingAnswers(menu.showSidebar);
 export const describeSelection = keepingAnswers(sidebar.describeSelection);
-export const getSidebarState = keepingAnswers(sidebar.getSidebarState);
+// The sidebar's state reports how many answers are not kept yet: it does not keep them itself
+// (opening the sidebar from the menu did, and "Keep them" does).
+export const getSidebarState = sidebar.getSidebarState;
 export const saveSettings = keepingAnswers(sidebar.saveSettings);
 export const freezeAllResults = keepingAnswers(sidebar.freezeAllResults);
 // keepAnswers keeps them itself, and says how many.

@@ -23,8 +23,10 @@ export class Pause {
 const PAUSE = new Pause();
 
 export class Journal {
-  readonly entries: ({ value: unknown } | { error: unknown })[] = [];
+  readonly entries: ({ name: string; value: unknown } | { name: string; error: unknown })[] = [];
   pos = 0;
+  /** Set when a replay took another path than the recorded run (a bug of the model or a nondeterministic script). */
+  diverged: string | null = null;
   /** Set when the execution stopped to wait: the time on its clock at which it can go on. */
   pausedUntil: number | null = null;
 }
@@ -41,7 +43,12 @@ export function journaled<T>(journal: Journal, clock: JournalClock, value: T, pa
   const call = (name: string, live: () => unknown): unknown => {
     if (journal.pausedUntil !== null) throw PAUSE;
     if (journal.pos < journal.entries.length) {
-      const entry = journal.entries[journal.pos++] as { value: unknown } | { error: unknown };
+      const entry = journal.entries[journal.pos++] as (typeof journal.entries)[number];
+      // A replay that takes another path than the first run would get wrong results: fail loudly.
+      if (entry.name !== name) {
+        journal.diverged = `replay diverged: ${name} where ${entry.name} was recorded`;
+        throw new Error(journal.diverged);
+      }
       if ('error' in entry) throw entry.error;
       return wrap(entry.value, name);
     }
@@ -54,11 +61,11 @@ export function journaled<T>(journal: Journal, clock: JournalClock, value: T, pa
         journal.pausedUntil = clock.now() + LOCK_POLL_MS;
         throw PAUSE;
       }
-      journal.entries.push({ error });
+      journal.entries.push({ name, error });
       journal.pos++;
       throw error;
     }
-    journal.entries.push({ value: result });
+    journal.entries.push({ name, value: result });
     journal.pos++;
     if (BLOCKING.has(name) || clock.now() - before >= PAUSE_AFTER_MS) {
       journal.pausedUntil = clock.now();

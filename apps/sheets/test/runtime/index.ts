@@ -431,6 +431,7 @@ export class Runtime {
             ? (error as Error).message
             : String(error);
       }
+      if (journal.diverged !== null) throw new Error(`${task.call.fn}: ${journal.diverged}`);
       if (journal.pausedUntil !== null && !exec.killed) {
         task.wakeAt = journal.pausedUntil;
         journal.pausedUntil = null;
