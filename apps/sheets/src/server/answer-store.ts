@@ -8,9 +8,11 @@
 // (keep.ts). Layout, to stay compact and cheap to read:
 // - row r (1..BUCKETS) holds the answers whose id falls in bucket r-1, so one formula reads only
 //   the rows of its own answers, and a range formula the whole block in one getValues;
-// - a row's cells each hold a JSON object {id: [paid at (s, base 36), outcome]} of at most
-//   MAX_CELL_CHARS characters (Sheets refuses more than 50,000 in a cell); a bucket grows to the
-//   right as it fills.
+// - a row's cells each hold a JSON object {id: [paid at (s, base 36), outcome]}, gzipped and in
+//   base64 behind a "z" (answers of one API repeat the same field names: about 4 times smaller, so
+//   a formula reading every answer reads a quarter of the characters), at most MAX_CELL_CHARS
+//   characters (Sheets refuses more than 50,000 in a cell); a bucket grows to the right as it fills.
+//   A cell of plain JSON (starting with "{") is read as well.
 // Ids are digests of base URL + request (answers.ts): no input is in the clear. The answers are
 // the same data the formulas show in the cells; every editor can unhide the sheet (README).
 import type { Outcome } from '@enrich/core';
@@ -21,6 +23,8 @@ export const STORE_SHEET = '_enrich_answers';
 export const BUCKETS = 256;
 /** Sheets' limit is 50,000 characters per cell; keep a margin. */
 export const MAX_CELL_CHARS = 45_000;
+/** JSON characters packed into one cell before compression; a cell that still comes out too long is split. */
+const JSON_PER_CELL = 160_000;
 /** Reading this many bucket rows one by one costs more calls than one read of the whole block. */
 const ROW_BY_ROW_MAX = 8;
 
@@ -130,7 +134,7 @@ function parseRow(line: readonly unknown[]): Map<string, StoredAnswer> {
     if (typeof text !== 'string' || text === '') continue;
     let cell: Cell;
     try {
-      cell = JSON.parse(text) as Cell;
+      cell = JSON.parse(text.startsWith('z') ? unpack(text) : text) as Cell;
     } catch {
       continue;
     }
@@ -143,24 +147,44 @@ function parseRow(line: readonly unknown[]): Map<string, StoredAnswer> {
   return out;
 }
 
-/** Answers packed into JSON cells of at most MAX_CELL_CHARS, newest first. */
+/** Answers packed into compressed cells of at most MAX_CELL_CHARS, newest first. */
 function packCells(answers: readonly [string, StoredAnswer][]): { cells: string[]; packed: string[] } {
   const cells: string[] = [];
   const packed: string[] = [];
-  let parts: string[] = [];
+  let group: [string, string][] = [];
   let length = 2;
+  const flush = (parts: [string, string][]) => {
+    if (parts.length === 0) return;
+    const text = pack(`{${parts.map(([, part]) => part).join(',')}}`);
+    if (text.length <= MAX_CELL_CHARS) {
+      cells.push(text);
+      for (const [id] of parts) packed.push(id);
+    } else if (parts.length > 1) {
+      // Compressed less well than expected: split in two.
+      const half = Math.ceil(parts.length / 2);
+      flush(parts.slice(0, half));
+      flush(parts.slice(half));
+    } // else one answer too big for a cell even compressed: it stays in the cache only.
+  };
   for (const [id, answer] of answers) {
     const part = `${JSON.stringify(id)}:${JSON.stringify([Math.floor(answer.paidAt / 1000).toString(36), answer.outcome])}`;
-    if (part.length + 2 > MAX_CELL_CHARS) continue; // one answer too big for a cell: cache only
-    if (length + part.length + 1 > MAX_CELL_CHARS) {
-      cells.push(`{${parts.join(',')}}`);
-      parts = [];
+    if (length + part.length + 1 > JSON_PER_CELL && group.length > 0) {
+      flush(group);
+      group = [];
       length = 2;
     }
-    parts.push(part);
-    packed.push(id);
+    group.push([id, part]);
     length += part.length + 1;
   }
-  if (parts.length > 0) cells.push(`{${parts.join(',')}}`);
+  flush(group);
   return { cells, packed };
+}
+
+/** JSON → "z" + base64 of its gzip. */
+function pack(json: string): string {
+  return `z${Utilities.base64Encode(Utilities.gzip(Utilities.newBlob(json)).getBytes())}`;
+}
+
+function unpack(text: string): string {
+  return Utilities.ungzip(Utilities.newBlob(Utilities.base64Decode(text.slice(1)))).getDataAsString();
 }

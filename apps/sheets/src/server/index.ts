@@ -25,6 +25,7 @@ export const describeSelection = keepingAnswers(sidebar.describeSelection);
 // The sidebar's state reports how many answers are not kept yet: it does not keep them itself
 // (opening the sidebar from the menu did, and "Keep them" does).
 export const getSidebarState = sidebar.getSidebarState;
+export const getAnswersInfo = sidebar.answersInfo;
 export const saveSettings = keepingAnswers(sidebar.saveSettings);
 export const freezeAllResults = keepingAnswers(sidebar.freezeAllResults);
 // keepAnswers keeps them itself, and says how many.

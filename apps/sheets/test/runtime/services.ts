@@ -2,6 +2,7 @@
 // matter to it (shared/PLATFORMS.md): what custom functions and AuthMode.NONE may call, cache and
 // property sizes, URL fetch quotas and sizes, the URL allow-list, and time on the virtual clock.
 import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Sandbox } from '@enrich/sandbox';
 import { type Execution, RETRY_LOCK } from './execution.js';
 
@@ -520,7 +521,29 @@ export function createUtilities(exec: Execution, random: () => number) {
     SHA_384: 'sha384',
     SHA_512: 'sha512',
   };
+  // Blobs: only what the add-on uses (text in and out, gzip). Bytes are signed, as Apps Script's are.
+  const BYTES = Symbol('bytes');
+  const blob = (bytes: Buffer, contentType: string | null = null) => ({
+    [BYTES]: bytes,
+    getBytes: () => signed(bytes),
+    getDataAsString: () => bytes.toString('utf8'),
+    getContentType: () => contentType,
+  });
+  const bytesOfBlob = (value: unknown): Buffer => {
+    const bytes = (value as { [BYTES]?: Buffer } | null)?.[BYTES];
+    if (!bytes) throw realm.error('Invalid argument: blob');
+    return bytes;
+  };
   return {
+    newBlob: (data: unknown, contentType?: string) => blob(bytesOf(data), contentType ?? null),
+    gzip: (value: unknown) => blob(gzipSync(bytesOfBlob(value)), 'application/x-gzip'),
+    ungzip: (value: unknown) => {
+      try {
+        return blob(gunzipSync(bytesOfBlob(value)));
+      } catch {
+        throw realm.error('Invalid argument: blob is not gzip data');
+      }
+    },
     DigestAlgorithm: Object.fromEntries(Object.keys(algorithms).map((k) => [k, k])),
     Charset: { US_ASCII: 'US_ASCII', UTF_8: 'UTF_8' },
     sleep: (ms: number) => {
