@@ -45,15 +45,21 @@ export function keepCachedAnswers(onlyIfHinted = false): KeepReport {
   }
 }
 
-/** Runs a writable action after keeping cached answers; a failure to keep never stops the action. */
+/**
+ * Runs a writable action, then keeps cached answers (also those the action itself bought). After,
+ * not before: the action's own work comes first, and a failure to keep never changes its outcome.
+ */
 export function keepingAnswers<A extends unknown[], R>(action: (...args: A) => R): (...args: A) => R {
   return (...args: A) => {
     try {
-      keepCachedAnswers();
-    } catch (error) {
-      console.warn(`Could not keep cached answers: ${(error as Error).message}`);
+      return action(...args);
+    } finally {
+      try {
+        keepCachedAnswers();
+      } catch (error) {
+        console.warn(`Could not keep cached answers: ${(error as Error).message}`);
+      }
     }
-    return action(...args);
   };
 }
 
