@@ -1,6 +1,7 @@
 // The durable answer store (a hidden sheet): what keeps answers there, what reads them, freshness,
 // the simple triggers and their refusal, Freeze results in the whole spreadsheet, and must show 3:
 // the size and read time of 20,000 kept answers, from the runtime's cost model of getValues.
+import { gunzipSync } from 'node:zlib';
 import { expect, test } from 'vitest';
 import { newRuntime, phone } from './helpers.js';
 import type { Runtime } from './runtime/index.js';
@@ -122,6 +123,13 @@ test('must show 3: 20,000 kept answers, their size, and the time a formula takes
   const chars = cells.reduce((n, c) => n + String(c.value).length, 0);
   const longest = Math.max(...cells.map((c) => String(c.value).length));
   expect(longest).toBeLessThanOrEqual(50_000);
+  // The same answers as plain JSON: what a formula would read if they compressed not at all.
+  const json = cells.reduce(
+    (n, c) => n + gunzipSync(Buffer.from(String(c.value).slice(1), 'base64')).length,
+    0,
+  );
+  const jsonReadMs = Math.round((json / 1000) * SPREADSHEET_COSTS.perKcharRead);
+  expect(jsonReadMs).toBeLessThan(30_000);
 
   // Cold cache (7 hours later): a range formula needing all 20,000 answers reads the whole store.
   rt.clock.advance(7 * HOUR);
@@ -140,6 +148,8 @@ test('must show 3: 20,000 kept answers, their size, and the time a formula takes
     `store of ${total} answers: ${sheet.lastColumn()} columns × 256 rows, ${cells.length} cells, ` +
       `${(chars / 1e6).toFixed(2)} M characters (${Math.round(chars / total)} per answer; longest cell ${longest}); ` +
       `cold read by a 20,000-row formula: ${rangeMs} ms of 30,000; by a single-cell formula: ${singleMs} ms ` +
-      `(model: ${SPREADSHEET_COSTS.call} ms a call + ${SPREADSHEET_COSTS.perKcharRead} ms per 1,000 characters read)`,
+      `(model: ${SPREADSHEET_COSTS.call} ms a call + ${SPREADSHEET_COSTS.perKcharRead} ms per 1,000 characters read). ` +
+      `Uncompressed the answers are ${(json / 1e6).toFixed(2)} M characters (${Math.round(json / total)} per answer): ` +
+      `reading that much would take ${jsonReadMs} ms`,
   );
 });
