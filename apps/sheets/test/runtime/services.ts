@@ -357,6 +357,8 @@ export interface RecordedRequest {
   readonly responseHeaders: Readonly<Record<string, string>>;
   /** When the request was sent, on the virtual clock. */
   readonly at: number;
+  /** The followRedirects parameter as given (Apps Script follows redirects unless it is false). */
+  readonly followRedirects: boolean;
   readonly user: string;
   readonly mode: string;
 }
@@ -376,6 +378,7 @@ interface Prepared {
   headers: Record<string, string>;
   body: string;
   mute: boolean;
+  followRedirects: boolean;
 }
 
 const titleCase = (name: string) =>
@@ -417,7 +420,14 @@ export function createUrlFetchApp(exec: Execution, host: FetchHost) {
     for (const [name, value] of Object.entries(given)) headers[name] = String(value);
     if (Object.keys(headers).length > LIMITS.urlFetchHeaders) fail('Too many headers');
     if (Buffer.byteLength(body) > LIMITS.urlFetchBytes) fail('Exception: Request payload too large');
-    return { url: text, method, headers, body, mute: params.muteHttpExceptions === true };
+    return {
+      url: text,
+      method,
+      headers,
+      body,
+      mute: params.muteHttpExceptions === true,
+      followRedirects: params.followRedirects !== false,
+    };
   };
 
   const send = (request: Prepared) => {
@@ -438,6 +448,7 @@ export function createUrlFetchApp(exec: Execution, host: FetchHost) {
       status: answer.status,
       responseHeaders: { ...answer.headers },
       at: exec.clock.now(),
+      followRedirects: request.followRedirects,
       user: exec.user.email,
       mode: exec.mode,
     });
