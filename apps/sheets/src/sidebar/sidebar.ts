@@ -390,12 +390,15 @@ async function init(): Promise<void> {
     for (const op of operations) select.add(new Option(op.title, op.id));
     renderSettings(state.settings);
     renderAnswers(state.answers);
-    // Formulas may buy answers while the sidebar is open: look again every minute.
-    setInterval(() => {
+    // Formulas may buy answers while the sidebar is open: look again every minute, and when the
+    // user comes back to the sidebar from the sheet.
+    const refreshAnswers = () => {
       call<AnswersInfo>('getAnswersInfo')
         .then(renderAnswers)
         .catch(() => undefined);
-    }, 60_000);
+    };
+    setInterval(refreshAnswers, 60_000);
+    window.addEventListener('focus', refreshAnswers);
     selection = state.selection;
     // An unfinished run: show its operation, and offer to resume it.
     if (state.run) select.value = state.run.operation;
