@@ -6,7 +6,7 @@
 // Within CacheService's limits: it keeps at most 1,000 items (past that, the 900 furthest from
 // expiry), so one item per answer would let a sheet with a few thousand distinct inputs evict its
 // own answers and pay again on the next recalculation. Answers are therefore packed into a fixed
-// number of buckets (200 items, whatever the number of answers), each a JSON object under 100 KB,
+// number of buckets (199 items and a hint: 200, whatever the number of answers), each a JSON object under 100 KB,
 // keyed by a SHA-256 of the request (no personal data in keys). Every answer is kept at most the
 // cache's longest expiry, 6 hours, counted from when it was put in the cache.
 //
