@@ -71,34 +71,59 @@ export function readStore(ids: readonly string[], freshSince: number): Map<strin
 }
 
 /**
- * Adds answers to the store, drops answers older than `freshSince`, and writes the whole block back
- * in one setValues. Only for executions that may write, under the document lock (the caller's).
- * Returns how many of `answers` are now kept (an answer too big for a cell is not).
+ * Adds answers to the store, dropping answers older than `freshSince` from the rows it touches.
+ * A few rows are read and written one by one (a keep after one formula is quick); many, as the
+ * whole block in one getValues and one setValues. Only for executions that may write, under the
+ * document lock (the caller's). Returns how many of `answers` are now kept (an answer too big for
+ * a cell is not).
  */
 export function writeStore(answers: ReadonlyMap<string, StoredAnswer>, freshSince: number): number {
   const sheet = storeSheet() ?? createStore();
   const width = Math.max(1, sheet.getLastColumn());
-  const block = sheet.getRange(1, 1, BUCKETS, width).getValues();
-  const buckets: Map<string, StoredAnswer>[] = block.map((line) => parseRow(line));
+  const touched = [...new Set([...answers.keys()].map(rowOf))].sort((a, b) => a - b);
+  const few = touched.length <= ROW_BY_ROW_MAX;
+  const current = new Map<number, unknown[]>();
+  if (few) {
+    for (const row of touched) current.set(row, sheet.getRange(row, 1, 1, width).getValues()[0] ?? []);
+  } else {
+    sheet
+      .getRange(1, 1, BUCKETS, width)
+      .getValues()
+      .forEach((line, i) => {
+        current.set(i + 1, line);
+      });
+  }
+  const byRow = new Map<number, Map<string, StoredAnswer>>();
+  for (const row of touched) byRow.set(row, parseRow(current.get(row) ?? []));
+  for (const [id, answer] of answers) byRow.get(rowOf(id))?.set(id, answer);
   let kept = 0;
-  for (const [id, answer] of answers) buckets[rowOf(id) - 1]?.set(id, answer);
-  const rows = buckets.map((bucket) => {
+  const written = new Map<number, unknown[]>(current);
+  for (const [row, bucket] of byRow) {
     const live = [...bucket.entries()]
       .filter(([, a]) => a.paidAt > freshSince)
       .sort((a, b) => b[1].paidAt - a[1].paidAt);
     const { cells, packed } = packCells(live);
     for (const id of packed) if (answers.has(id)) kept++;
-    return cells;
-  });
-  const newWidth = Math.max(width, ...rows.map((cells) => cells.length));
+    written.set(row, cells);
+  }
+  const newWidth = Math.max(width, ...[...written.values()].map((cells) => cells.length));
   if (newWidth > sheet.getMaxColumns()) {
     sheet.insertColumnsAfter(sheet.getMaxColumns(), newWidth - sheet.getMaxColumns());
   }
-  const values = rows.map((cells) => [...cells, ...Array<string>(newWidth - cells.length).fill('')]);
-  const target = sheet.getRange(1, 1, BUCKETS, newWidth);
+  const padded = (cells: readonly unknown[]) =>
+    Array.from({ length: newWidth }, (_, c) => (c < cells.length ? cells[c] : '')) as string[];
   // Plain text, so that Sheets never reads a cell as a number or a formula.
-  target.setNumberFormat(TEXT_FORMAT);
-  target.setValues(values);
+  if (few) {
+    for (const row of touched) {
+      const target = sheet.getRange(row, 1, 1, newWidth);
+      target.setNumberFormat(TEXT_FORMAT);
+      target.setValues([padded(written.get(row) ?? [])]);
+    }
+  } else {
+    const target = sheet.getRange(1, 1, BUCKETS, newWidth);
+    target.setNumberFormat(TEXT_FORMAT);
+    target.setValues(Array.from({ length: BUCKETS }, (_, i) => padded(written.get(i + 1) ?? [])));
+  }
   return kept;
 }
 
