@@ -191,3 +191,34 @@ test('a bulk run in the real sidebar, driven by clicks: key, check, confirm, sta
   expect(gas.calls).toContain('runChunk');
   await page.close();
 });
+
+test('formula answers not kept yet: counted, kept with one click (no transaction), then every formula frozen', async () => {
+  const rt = newRuntime();
+  const user = rt.owner;
+  const page = await openSidebar(rt, user, { chunkCalls: 0, holdAt: null, gate: Promise.resolve() });
+  await poll(() => page.locator('#answers-text').textContent()).toMatch(/^Every formula answer is kept/);
+  expect(await page.getByRole('button', { name: 'Keep them' }).isDisabled()).toBe(true);
+
+  // Formulas buy 3 answers while the sidebar is open; the user comes back to the sidebar.
+  rt.type('Sheet1', 'A1:A3', [[Number(phone(1))], [Number(phone(2))], [Number(phone(3))]]);
+  rt.type('Sheet1', 'B1', [['=PHONELOOKUP(A1:A3, "FName")']]);
+  expect(rt.recalculate().errors).toEqual([]);
+  await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+  await poll(() => page.locator('#answers-text').textContent()).toMatch(
+    /^3 formula answers are not kept yet/,
+  );
+
+  await page.getByRole('button', { name: 'Keep them' }).click();
+  await poll(() => page.locator('#message').textContent()).toBe('Kept 3 answers; no transaction spent.');
+  expect(await page.locator('#answers-text').textContent()).toMatch(/^Every formula answer is kept/);
+  expect(rt.sandbox.transactions()).toBe(3);
+
+  // Freeze results in the whole spreadsheet: two clicks, then the formula is its values.
+  const shown = rt.values('Sheet1', 'B1:B3');
+  await page.getByRole('button', { name: 'Freeze results in the whole spreadsheet' }).click();
+  await page.getByRole('button', { name: /^Click again/ }).click();
+  await poll(() => page.locator('#message').textContent()).toBe('Froze 1 formula (3 cells)');
+  expect(rt.sheet().formulaCells()).toEqual([]);
+  expect(rt.values('Sheet1', 'B1:B3')).toEqual(shown);
+  await page.close();
+});

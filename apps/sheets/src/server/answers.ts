@@ -6,20 +6,38 @@
 // Within CacheService's limits: it keeps at most 1,000 items (past that, the 900 furthest from
 // expiry), so one item per answer would let a sheet with a few thousand distinct inputs evict its
 // own answers and pay again on the next recalculation. Answers are therefore packed into a fixed
-// number of buckets (200 items, whatever the number of answers), each a JSON object under 100 KB,
+// number of buckets (199 items and a hint: 200, whatever the number of answers), each a JSON object under 100 KB,
 // keyed by a SHA-256 of the request (no personal data in keys). Every answer is kept at most the
-// cache's longest expiry, 6 hours, counted from when it was paid for.
+// cache's longest expiry, 6 hours, counted from when it was put in the cache.
+//
+// The cache is only the fast path: answers that must last go to the durable store, a hidden sheet
+// (answer-store.ts), which only executions that may write can fill. So each cache entry says whether
+// it is already kept there; keep.ts moves the others.
 import { isBillable, type Outcome } from '@enrich/core';
 
 /** CacheService's longest expiry: 6 hours. Past it, only Freeze results or the sidebar's values last. */
 export const ANSWER_TTL_SECONDS = 21_600;
-const BUCKETS = 200;
+/** 199 buckets and the unkept hint: 200 cache items, whatever the number of answers. */
+const BUCKETS = 199;
 /** CacheService refuses values over 100 KB; stay well under it. */
 const MAX_BUCKET_BYTES = 90 * 1024;
 const BUCKET_PREFIX = 'answers:';
+/** Present while some cached answer may not be in the durable store yet (a hint: it may be evicted). */
+export const UNKEPT_HINT = 'answers:unkept';
 
-/** Entry id → [paid at (ms), outcome]. */
-type Bucket = Record<string, [number, Outcome]>;
+/**
+ * Entry id → [cached at (ms), outcome, kept in the durable store (1) or not (0), paid at (ms)].
+ * Entries written before the durable store existed have only the first two: not kept, paid when cached.
+ */
+export type CacheEntry = [number, Outcome, number?, number?];
+type Bucket = Record<string, CacheEntry>;
+
+/** An answer with when it was paid for (freshness counts from then) and whether the durable store has it. */
+export interface KeptAnswer {
+  readonly outcome: Outcome;
+  readonly paidAt: number;
+  readonly kept: boolean;
+}
 
 /** The id of a request's answer: a digest of its URL (a changed base URL asks again) and request key. */
 export function answerKey(url: string, requestKey: string): string {
@@ -31,11 +49,20 @@ export function answerKey(url: string, requestKey: string): string {
   return Utilities.base64EncodeWebSafe(digest.slice(0, 18));
 }
 
-function bucketOf(id: string): string {
-  // FNV-1a over the id, which is itself a digest: spreads answers evenly over the buckets.
+/** FNV-1a over an id, which is itself a digest: spreads answers evenly over buckets. */
+export function spread(id: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193) >>> 0;
-  return BUCKET_PREFIX + (h % BUCKETS);
+  return h;
+}
+
+function bucketOf(id: string): string {
+  return BUCKET_PREFIX + (spread(id) % BUCKETS);
+}
+
+/** Every bucket key, for a pass over the whole cache (keep.ts). */
+export function allBucketKeys(): string[] {
+  return Array.from({ length: BUCKETS }, (_, i) => BUCKET_PREFIX + i);
 }
 
 export function documentCache(): GoogleAppsScript.Cache.Cache | null {
@@ -46,16 +73,61 @@ export function documentCache(): GoogleAppsScript.Cache.Cache | null {
 export function readAnswers(
   cache: GoogleAppsScript.Cache.Cache | null,
   ids: readonly string[],
+  freshSince = 0,
 ): Map<string, Outcome> {
   const found = new Map<string, Outcome>();
+  for (const [id, answer] of readCacheEntries(cache, ids, freshSince)) found.set(id, answer.outcome);
+  return found;
+}
+
+/** The cached answers among `ids` paid for after `freshSince` (ms), with their paid-at time and kept flag. */
+export function readCacheEntries(
+  cache: GoogleAppsScript.Cache.Cache | null,
+  ids: readonly string[],
+  freshSince = 0,
+): Map<string, KeptAnswer> {
+  const found = new Map<string, KeptAnswer>();
   if (!cache || ids.length === 0) return found;
   const buckets = readBuckets(cache, ids.map(bucketOf));
   const oldest = Date.now() - ANSWER_TTL_SECONDS * 1000;
   for (const id of ids) {
-    const entry = buckets.get(bucketOf(id))?.[id];
-    if (entry && entry[0] > oldest && isOutcome(entry[1])) found.set(id, entry[1]);
+    const answer = liveAnswer(buckets.get(bucketOf(id))?.[id], oldest, freshSince);
+    if (answer) found.set(id, answer);
   }
   return found;
+}
+
+/** Every live cached answer, bucket by bucket: the keep pass and the sidebar's count read them all. */
+export function readAllCacheEntries(
+  cache: GoogleAppsScript.Cache.Cache,
+  freshSince = 0,
+): Map<string, KeptAnswer> {
+  const found = new Map<string, KeptAnswer>();
+  const oldest = Date.now() - ANSWER_TTL_SECONDS * 1000;
+  for (const bucket of readBuckets(cache, allBucketKeys()).values()) {
+    for (const [id, entry] of Object.entries(bucket)) {
+      const answer = liveAnswer(entry, oldest, freshSince);
+      if (answer) found.set(id, answer);
+    }
+  }
+  return found;
+}
+
+function liveAnswer(
+  entry: CacheEntry | undefined,
+  oldest: number,
+  freshSince: number,
+): KeptAnswer | undefined {
+  if (!Array.isArray(entry) || !(entry[0] > oldest) || !isOutcome(entry[1])) return undefined;
+  const paidAt = typeof entry[3] === 'number' ? entry[3] : entry[0];
+  if (paidAt <= freshSince) return undefined;
+  return { outcome: entry[1], paidAt, kept: entry[2] === 1 };
+}
+
+/** An answer to put in the cache: paid now (by default) and not yet in the durable store (by default). */
+export interface AnswerToCache {
+  readonly paidAt?: number;
+  readonly kept?: boolean;
 }
 
 /**
@@ -65,7 +137,7 @@ export function readAnswers(
  */
 export function saveAnswers(
   cache: GoogleAppsScript.Cache.Cache | null,
-  entries: readonly (readonly [string, Outcome])[],
+  entries: readonly (readonly [string, Outcome, AnswerToCache?])[],
 ): void {
   const billable = entries.filter(([, outcome]) => isBillable(outcome));
   if (!cache || billable.length === 0) return;
@@ -77,18 +149,41 @@ export function saveAnswers(
     const keys = [...new Set(billable.map(([id]) => bucketOf(id)))];
     const buckets = readBuckets(cache, keys);
     const now = Date.now();
-    for (const [id, outcome] of billable) {
+    const values: Record<string, string> = {};
+    for (const [id, outcome, how] of billable) {
       const key = bucketOf(id);
       const bucket = buckets.get(key) ?? {};
-      bucket[id] = [now, outcome];
+      bucket[id] = [now, outcome, how?.kept ? 1 : 0, how?.paidAt ?? now];
       buckets.set(key, bucket);
     }
-    const values: Record<string, string> = {};
+    // A paid answer not yet kept durably: tells the simple triggers there is something to keep.
+    if (billable.some(([, , how]) => !how?.kept)) values[UNKEPT_HINT] = String(now);
     for (const key of keys) values[key] = serialise(buckets.get(key) ?? {}, now);
     cache.putAll(values, ANSWER_TTL_SECONDS);
   } finally {
     if (locked && !held) lock.releaseLock();
   }
+}
+
+/** Marks cached answers as kept in the durable store, under the document lock the caller holds. */
+export function markKept(cache: GoogleAppsScript.Cache.Cache, ids: readonly string[]): void {
+  const keys = [...new Set(ids.map(bucketOf))];
+  const buckets = readBuckets(cache, keys);
+  const now = Date.now();
+  for (const id of ids) {
+    const entry = buckets.get(bucketOf(id))?.[id];
+    if (Array.isArray(entry)) {
+      entry[2] = 1;
+      if (typeof entry[3] !== 'number') entry[3] = entry[0];
+    }
+  }
+  const values: Record<string, string> = {};
+  for (const key of keys) {
+    const bucket = buckets.get(key);
+    if (bucket) values[key] = serialise(bucket, now);
+  }
+  if (Object.keys(values).length > 0) cache.putAll(values, ANSWER_TTL_SECONDS);
+  cache.remove(UNKEPT_HINT);
 }
 
 function readBuckets(cache: GoogleAppsScript.Cache.Cache, keys: readonly string[]): Map<string, Bucket> {

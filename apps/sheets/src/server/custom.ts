@@ -1,6 +1,7 @@
 // The nine custom functions: =PHONELOOKUP(A2:A1001) and friends. One call answers a whole column
 // range: rows are planned with core (empty, invalid, distinct valid requests), answers already paid
-// for come from the document cache, the rest are fetched in parallel fetchAll rounds, and one row
+// for come from the document cache or the durable store, answers another formula is buying at this
+// moment are waited for (fetch-once.ts), the rest are fetched in parallel fetchAll rounds, and one row
 // comes back per input row. Runs in AuthMode.CUSTOM_FUNCTION: read-only, 30 seconds, and the user
 // properties (so the key) are the spreadsheet owner's.
 import {
@@ -13,7 +14,7 @@ import {
   planRow,
 } from '@enrich/core';
 import { type ArgSpec, type FunctionSpec, findFunction } from '../spec.js';
-import { saveAnswers } from './answers.js';
+import { fetchOnce } from './fetch-once.js';
 import {
   errorText,
   FORMULA_TIME_UP,
@@ -24,11 +25,12 @@ import {
   OWNER_KEY_REFUSED,
 } from './messages.js';
 import { pendingRequests } from './pending.js';
-import { MAX_PARALLEL, sendAll } from './send.js';
 import { asCoreSettings, readSettings } from './settings.js';
 
 /** Custom functions get 30 s; no fetch round starts after this much of it. */
 const FORMULA_BUDGET_MS = 20_000;
+/** Waiting for an answer another formula is buying ends here, leaving time to buy it after all. */
+const FORMULA_WAIT_MS = 15_000;
 
 type Cell = string | number | boolean;
 
@@ -86,19 +88,18 @@ function fetchOutcomes(
   for (const [key, outcome] of cached) byKey.set(key, outcome);
   if (jobs.length === 0) return byKey;
 
-  const report = sendAll(op, jobs, {
+  const fetched = fetchOnce(op, cache, jobs, {
     deadline: started + FORMULA_BUDGET_MS,
-    parallel: MAX_PARALLEL,
-    onAnswers: (answers) => saveAnswers(cache, answers),
+    waitUntil: started + FORMULA_WAIT_MS,
   });
-  for (const outcome of report.outcomes.values()) {
+  for (const outcome of fetched.values()) {
     if (outcome.kind !== 'error') continue;
     // Whole-call failures: every row would say the same, and only the owner can mend them.
     if (outcome.error.code === 'unauthorized') throw new Error(OWNER_KEY_REFUSED);
     if (outcome.error.code === 'allowance') throw new Error(OWNER_ALLOWANCE_USED);
   }
   for (const [key, id] of ids) {
-    const outcome = report.outcomes.get(id);
+    const outcome = fetched.get(id);
     if (outcome) byKey.set(key, outcome);
   }
   return byKey;

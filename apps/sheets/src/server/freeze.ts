@@ -5,6 +5,7 @@
 // values that look like formulas stay text).
 import { chooseColumns } from '@enrich/core';
 import { type FunctionSpec, findFunction } from '../spec.js';
+import { STORE_SHEET } from './answer-store.js';
 import { type CellValue, TEXT_FORMAT, toCell } from './cells.js';
 
 export interface FreezeReport {
@@ -17,6 +18,25 @@ export interface FreezeReport {
 export function freezeSelection(): FreezeReport {
   const range = SpreadsheetApp.getActiveRange();
   if (!range) return { formulas: 0, cells: 0, skipped: 0 };
+  return freezeRange(range);
+}
+
+/** Freeze results "in the whole spreadsheet": every sheet's used area, except the answer store. */
+export function freezeSpreadsheet(): FreezeReport {
+  let total: FreezeReport = { formulas: 0, cells: 0, skipped: 0 };
+  for (const sheet of SpreadsheetApp.getActiveSpreadsheet().getSheets()) {
+    if (sheet.getName() === STORE_SHEET) continue;
+    const report = freezeRange(sheet.getDataRange());
+    total = {
+      formulas: total.formulas + report.formulas,
+      cells: total.cells + report.cells,
+      skipped: total.skipped + report.skipped,
+    };
+  }
+  return total;
+}
+
+function freezeRange(range: GoogleAppsScript.Spreadsheet.Range): FreezeReport {
   const sheet = range.getSheet();
   const formulas = range.getFormulas();
   const values = range.getValues();

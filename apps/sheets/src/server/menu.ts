@@ -2,11 +2,42 @@
 // authorised in a document), so it only builds the menu: no properties, no cache, no fetch.
 import { FUNCTIONS } from '../spec.js';
 import { freezeSelection } from './freeze.js';
+import { keepCachedAnswers } from './keep.js';
 import { ADDON_NAME, MENU_PATH } from './messages.js';
 
 export type SidebarView = 'run' | 'key' | 'settings';
 
-export function onOpen(_event?: unknown): void {
+export function onOpen(event?: unknown): void {
+  buildMenu();
+  keepFromTrigger(event);
+}
+
+/**
+ * The simple trigger on edits: keeps answers formulas bought since the last writable action, when the
+ * platform lets a simple trigger of an add-on write (AuthMode.LIMITED, once the add-on is used in
+ * the document). Formulas recalculated by the edit run afterwards; their new answers wait for the
+ * next edit or action.
+ */
+export function onEdit(event?: unknown): void {
+  keepFromTrigger(event);
+}
+
+/**
+ * Simple triggers may keep answers only when not in AuthMode.NONE, and may be refused anything
+ * else (a service that needs authorisation, a write): they then do nothing, quietly, and the next
+ * menu or sidebar action keeps the answers instead.
+ */
+function keepFromTrigger(event: unknown): void {
+  const mode = String((event as { authMode?: unknown } | undefined)?.authMode ?? 'NONE');
+  if (mode !== 'LIMITED' && mode !== 'FULL') return;
+  try {
+    keepCachedAnswers(true);
+  } catch (error) {
+    console.warn(`Answers not kept from ${mode} trigger: ${(error as Error).message}`);
+  }
+}
+
+function buildMenu(): void {
   SpreadsheetApp.getUi()
     .createAddonMenu()
     .addItem('Set API key…', 'showSetKey')
@@ -59,9 +90,11 @@ export function helpText(): string {
     'Formulas (one cell or a column range per argument; results spill right and down):',
     ...functions,
     '',
-    'What can spend transactions: a formula asking for an answer that is not cached (the first time, ' +
-      'and again after the cache expires, within 6 hours), and a sidebar run (at most the number it shows before you start). ' +
-      'Freeze results, Settings and the key cost nothing.',
+    'What can spend transactions: a formula asking for an answer that is not cached or kept in this spreadsheet ' +
+      '(the first time; again only when the kept answer is older than the freshness setting, 30 days by default, ' +
+      'or when it left the 6-hour cache before any menu item, sidebar or edit kept it), and a sidebar run ' +
+      '(at most the number it shows before you start). Freeze results, Settings and the key cost nothing; ' +
+      'so does keeping answers.',
     '',
     "Whose key: formulas use the spreadsheet owner's key (Google runs formulas with the owner's settings); " +
       `the sidebar uses your own. Set it: ${MENU_PATH} > Set API key…`,

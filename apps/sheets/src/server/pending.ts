@@ -1,6 +1,6 @@
-// Splits a batch's distinct requests into answers already paid for (in the document cache) and
-// requests still to send. Custom functions and sidebar chunks both start here, so that neither can
-// send a request whose answer is cached.
+// Splits a batch's distinct requests into answers already paid for (in the document cache, else in
+// the durable store, which then warms the cache again) and requests still to send. Custom functions
+// and sidebar chunks both start here, so that neither can send a request whose answer is kept.
 import {
   buildRequest,
   type CleanInput,
@@ -9,7 +9,9 @@ import {
   operationUrl,
   type Settings,
 } from '@enrich/core';
-import { answerKey, documentCache, readAnswers } from './answers.js';
+import { readStore } from './answer-store.js';
+import { answerKey, documentCache, readAnswers, saveAnswers } from './answers.js';
+import { freshSince } from './freshness.js';
 import type { Job } from './send.js';
 import { assertAllowedUrl } from './settings.js';
 
@@ -34,7 +36,18 @@ export function pendingRequests(
   const cache = documentCache();
   const ids = new Map<string, string>();
   for (const key of inputs.keys()) ids.set(key, answerKey(target.url, key));
-  const hits = readAnswers(cache, [...ids.values()]);
+  const since = freshSince();
+  const hits = readAnswers(cache, [...ids.values()], since);
+  const misses = [...ids.values()].filter((id) => !hits.has(id));
+  const stored = readStore(misses, since);
+  if (stored.size > 0) {
+    // Warm the cache, so that the next recalculation does not read the sheet again.
+    saveAnswers(
+      cache,
+      [...stored].map(([id, a]) => [id, a.outcome, { paidAt: a.paidAt, kept: true }] as const),
+    );
+    for (const [id, a] of stored) hits.set(id, a.outcome);
+  }
   const cached = new Map<string, Outcome>();
   const jobs: Job[] = [];
   for (const [key, input] of inputs) {

@@ -3,6 +3,9 @@
 // undefined in arrays), and it never holds the API key.
 import { mapColumns, OPERATIONS, type OperationId, outputColumns } from '@enrich/core';
 import { pendingRun, type RangeRef, type RunProgress } from './bulk.js';
+import { type FreezeReport, freezeSpreadsheet } from './freeze.js';
+import { answerDays, saveAnswerDays } from './freshness.js';
+import { countUnkept, keepCachedAnswers } from './keep.js';
 import { type PublicSettings, publicSettings, saveUserSettings, userSettings } from './settings.js';
 import { columnLetter, rangeA1 } from './sheets.js';
 
@@ -26,8 +29,15 @@ export interface SelectionInfo extends RangeRef {
   readonly defaultTarget: { readonly column: number; readonly letter: string };
 }
 
+/** Formula answers: how many are still only in the 6-hour cache, and how long kept ones stay good. */
+export interface AnswersInfo {
+  readonly unkept: number;
+  readonly days: number;
+}
+
 export interface SidebarState {
   readonly settings: PublicSettings;
+  readonly answers: AnswersInfo;
   readonly operations: readonly OperationInfo[];
   readonly selection: SelectionInfo | null;
   readonly run: RunProgress | null;
@@ -36,6 +46,7 @@ export interface SidebarState {
 export function getSidebarState(): SidebarState {
   return {
     settings: publicSettings(userSettings()),
+    answers: answersInfo(),
     operations: OPERATIONS.map((op) => ({
       id: op.id,
       title: op.title,
@@ -78,7 +89,33 @@ export function describeSelection(): SelectionInfo | null {
   };
 }
 
-/** The one way in for settings, from the sidebar and from tests: `{apiKey?, baseUrl?, baseUrlV3?}`. */
+/**
+ * The one way in for settings, from the sidebar and from tests: `{apiKey?, baseUrl?, baseUrlV3?}`
+ * for the user, and `answerDays` (how long kept answers are reused) for the document.
+ */
 export function saveSettings(settings: unknown): PublicSettings {
+  if (settings !== null && typeof settings === 'object' && 'answerDays' in settings) {
+    const { answerDays: days, ...rest } = settings as Record<string, unknown>;
+    if (days !== undefined) saveAnswerDays(days);
+    return saveUserSettings(rest);
+  }
   return saveUserSettings(settings);
+}
+
+export function answersInfo(): AnswersInfo {
+  return { unkept: countUnkept(), days: answerDays() };
+}
+
+/** "Keep them": moves the formula answers still only in the cache into the durable store; no transaction. */
+export function keepAnswers(): AnswersInfo & { readonly kept: number } {
+  const report = keepCachedAnswers();
+  if (report.skipped === 'busy') {
+    throw new Error('Another action is using this spreadsheet; try again in a few seconds.');
+  }
+  return { kept: report.kept, ...answersInfo() };
+}
+
+/** Freeze results in the whole spreadsheet: every add-on formula on every sheet becomes its values. */
+export function freezeAllResults(): FreezeReport {
+  return freezeSpreadsheet();
 }

@@ -3,8 +3,9 @@
 // call each), so Stop takes effect between chunks and closing the sidebar loses nothing: the
 // server's checkpoint says where to resume.
 import type { RunPlan, RunProgress, RunRequest } from '../server/bulk.js';
+import type { FreezeReport } from '../server/freeze.js';
 import type { PublicSettings } from '../server/settings.js';
-import type { OperationInfo, SelectionInfo, SidebarState } from '../server/sidebar-api.js';
+import type { AnswersInfo, OperationInfo, SelectionInfo, SidebarState } from '../server/sidebar-api.js';
 
 interface ScriptRunner {
   withSuccessHandler(handler: (value: unknown) => void): ScriptRunner;
@@ -47,6 +48,62 @@ function renderSettings(settings: PublicSettings): void {
   $<HTMLInputElement>('base-url-v3').value = settings.baseUrlV3;
   $<HTMLInputElement>('base-url').placeholder = settings.defaults.baseUrl;
   $<HTMLInputElement>('base-url-v3').placeholder = settings.defaults.baseUrlV3;
+}
+
+/** Formula answers still only in the 6-hour cache: kept by any menu or sidebar action, or by "Keep them". */
+function renderAnswers(info: AnswersInfo): void {
+  $('answers-text').textContent =
+    info.unkept === 0
+      ? `Every formula answer is kept in this spreadsheet and reused for ${info.days} days.`
+      : `${number(info.unkept)} formula answer${info.unkept === 1 ? ' is' : 's are'} not kept yet: ` +
+        'they are only cached for a few hours, and a recalculation after that would pay for them again.';
+  $<HTMLButtonElement>('keep-answers').disabled = info.unkept === 0;
+  $<HTMLInputElement>('answer-days').value = String(info.days);
+}
+
+async function keepAnswers(): Promise<void> {
+  try {
+    const info = await call<AnswersInfo & { kept: number }>('keepAnswers');
+    renderAnswers(info);
+    showMessage(`Kept ${number(info.kept)} answer${info.kept === 1 ? '' : 's'}; no transaction spent.`, true);
+  } catch (error) {
+    showMessage((error as Error).message);
+  }
+}
+
+let freezeArmed = false;
+
+/** Two clicks: freezing replaces every add-on formula in the spreadsheet with its values. */
+async function freezeAll(): Promise<void> {
+  const button = $<HTMLButtonElement>('freeze-all');
+  if (!freezeArmed) {
+    freezeArmed = true;
+    button.textContent = 'Click again: every formula of this add-on becomes values';
+    return;
+  }
+  freezeArmed = false;
+  button.textContent = 'Freeze results in the whole spreadsheet';
+  try {
+    const report = await call<FreezeReport>('freezeAllResults');
+    showMessage(
+      `Froze ${number(report.formulas)} formula${report.formulas === 1 ? '' : 's'} (${number(report.cells)} cells)` +
+        (report.skipped > 0 ? `; ${number(report.skipped)} left as formulas (they show an error)` : ''),
+      true,
+    );
+  } catch (error) {
+    showMessage((error as Error).message);
+  }
+}
+
+async function saveAnswerDays(event: Event): Promise<void> {
+  event.preventDefault();
+  try {
+    await call<PublicSettings>('saveSettings', { answerDays: $<HTMLInputElement>('answer-days').value });
+    renderAnswers(await call<AnswersInfo>('getAnswersInfo'));
+    showMessage('Saved.', true);
+  } catch (error) {
+    showMessage((error as Error).message);
+  }
 }
 
 function currentOp(): OperationInfo | undefined {
@@ -319,6 +376,9 @@ async function init(): Promise<void> {
     $('progress-text').textContent += ' · stopping after this chunk…';
   });
   $('resume').addEventListener('click', () => void resume());
+  $('keep-answers').addEventListener('click', () => void keepAnswers());
+  $('freeze-all').addEventListener('click', () => void freezeAll());
+  $('answer-days-form').addEventListener('submit', (e) => void saveAnswerDays(e));
   $('discard').addEventListener('click', () => void discard());
 
   const view = document.body.dataset.view;
@@ -329,6 +389,16 @@ async function init(): Promise<void> {
     const select = $<HTMLSelectElement>('operation');
     for (const op of operations) select.add(new Option(op.title, op.id));
     renderSettings(state.settings);
+    renderAnswers(state.answers);
+    // Formulas may buy answers while the sidebar is open: look again every minute, and when the
+    // user comes back to the sidebar from the sheet.
+    const refreshAnswers = () => {
+      call<AnswersInfo>('getAnswersInfo')
+        .then(renderAnswers)
+        .catch(() => undefined);
+    };
+    setInterval(refreshAnswers, 60_000);
+    window.addEventListener('focus', refreshAnswers);
     selection = state.selection;
     // An unfinished run: show its operation, and offer to resume it.
     if (state.run) select.value = state.run.operation;

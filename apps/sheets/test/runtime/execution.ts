@@ -4,9 +4,12 @@
 // Utilities.sleep and fetch latency, so every run is deterministic.
 import vm from 'node:vm';
 
-export type Mode = 'custom' | 'full' | 'none';
+/** full: menu, sidebar, installable triggers; limited: simple triggers (onOpen/onEdit) of an add-on used in the document. */
+export type Mode = 'custom' | 'full' | 'none' | 'limited';
 
 export const CUSTOM_FUNCTION_LIMIT_MS = 30_000;
+/** Simple triggers stop after 30 seconds, like custom functions. */
+export const SIMPLE_TRIGGER_LIMIT_MS = 30_000;
 export const EXECUTION_LIMIT_MS = 6 * 60_000;
 export const TIMEOUT_MESSAGE = 'Exceeded maximum execution time';
 
@@ -66,10 +69,17 @@ export interface ExecutionUser {
   readonly email: string;
 }
 
+/** Thrown by a busy lock in an execution that runs concurrently with others: wait and try again. */
+export const RETRY_LOCK = { retryLock: true };
+
 export class Execution {
   readonly started: number;
   readonly deadline: number;
   killed = false;
+  /** Runs at the same time as other executions (runtime/concurrent.ts): a busy lock waits for them. */
+  concurrent = false;
+  /** When this execution first found the lock it wants busy, while it waits for it. */
+  lockWaitStart: number | null = null;
   /** Locks held, released when the execution ends. */
   readonly locks = new Set<string>();
 
@@ -102,8 +112,15 @@ export class Execution {
   }
 
   /** Throws Apps Script's permission error when the mode does not allow `what`. */
-  allow(what: string, modes: { custom?: boolean; none?: boolean }): void {
-    if ((this.mode === 'custom' && !modes.custom) || (this.mode === 'none' && !modes.none)) {
+  allow(what: string, modes: { custom?: boolean; none?: boolean; limited?: boolean }): void {
+    // LIMITED: what needs no authorisation (by default what a custom function or NONE may do), and
+    // the current document; each service says where it differs.
+    const limited = modes.limited ?? (modes.custom === true || modes.none === true);
+    if (
+      (this.mode === 'custom' && !modes.custom) ||
+      (this.mode === 'none' && !modes.none) ||
+      (this.mode === 'limited' && !limited)
+    ) {
       throw this.realm.error(`You do not have permission to call ${what}`);
     }
   }

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import { createSandbox, type Sandbox, type SandboxOptions } from '@enrich/sandbox';
+import { Journal, journaled, journaledNow } from './concurrent.js';
 import {
   CUSTOM_FUNCTION_LIMIT_MS,
   createRealm,
@@ -15,6 +16,7 @@ import {
   Execution,
   exportValue,
   type Mode,
+  SIMPLE_TRIGGER_LIMIT_MS,
   TIMEOUT_MESSAGE,
   VirtualClock,
 } from './execution.js';
@@ -98,6 +100,13 @@ export class Runtime {
   limitOverrideMs: number | null = null;
   /** Failures to inject into the next call of a Spreadsheet method, by method name. */
   readonly faults = new Map<string, string>();
+  /**
+   * Whether simple triggers (LIMITED) may write the document. Google documents that they may modify
+   * the file they are bound to; set false to test the add-on where the platform refuses.
+   */
+  limitedMayWrite = true;
+  /** When true, every tryLock fails at once: the add-on's fallback where LockService does not help. */
+  locksRefused = false;
 
   private readonly script: vm.Script;
   private readonly codeKb: number;
@@ -141,9 +150,18 @@ export class Runtime {
     return this.execute(user, 'full', fn, args);
   }
 
-  /** onOpen as Sheets calls it; with authMode NONE, only menus may be built. */
+  /**
+   * onOpen as Sheets calls it: NONE before the add-on is used in the document (only menus), LIMITED
+   * once it is (a simple trigger: the document and services without authorisation, 30 s).
+   */
   open(user: User, authMode: 'NONE' | 'LIMITED' | 'FULL' = 'NONE'): void {
-    this.execute(user, authMode === 'NONE' ? 'none' : 'full', 'onOpen', [{ authMode }]);
+    const mode = authMode === 'NONE' ? 'none' : authMode === 'LIMITED' ? 'limited' : 'full';
+    this.execute(user, mode, 'onOpen', [{ authMode }]);
+  }
+
+  /** The onEdit simple trigger after a person's edit (LIMITED once the add-on is used in the document). */
+  edit(user: User, authMode: 'NONE' | 'LIMITED' = 'LIMITED'): void {
+    this.execute(user, authMode === 'NONE' ? 'none' : 'limited', 'onEdit', [{ authMode }]);
   }
 
   /** A custom function call from a cell: anonymous, read-only, 30 s, the owner's user properties. */
@@ -249,32 +267,40 @@ export class Runtime {
   private newContext(user: User, mode: Mode) {
     const context = vm.createContext({});
     const realm = createRealm(context);
-    const limit = this.limitOverrideMs ?? (mode === 'custom' ? CUSTOM_FUNCTION_LIMIT_MS : EXECUTION_LIMIT_MS);
+    const limit = this.limitFor(mode);
     const exec = new Execution(this.clock, mode, user, limit, realm);
-    // Time and randomness come from the virtual clock and a seeded sequence: runs repeat exactly.
-    vm.compileFunction(
-      `const D = Date;
-       class VirtualDate extends D {
-         constructor(...args) { if (args.length === 0) super(now()); else super(...args); }
-         static now() { return now(); }
-       }
-       globalThis.Date = VirtualDate;
-       Math.random = random;`,
-      ['now', 'random'],
-      { parsingContext: context },
-    )(
+    installTime(
+      context,
       () => this.clock.now(),
       () => this.random(),
     );
+    Object.assign(context, this.services(exec, realm, user, mode));
+    return { context, realm, exec };
+  }
+
+  private limitFor(mode: Mode): number {
+    return (
+      this.limitOverrideMs ??
+      (mode === 'custom'
+        ? CUSTOM_FUNCTION_LIMIT_MS
+        : mode === 'limited'
+          ? SIMPLE_TRIGGER_LIMIT_MS
+          : EXECUTION_LIMIT_MS)
+    );
+  }
+
+  /** The globals Apps Script gives an execution: its services, bound to it. */
+  private services(exec: Execution, realm: ReturnType<typeof createRealm>, user: User, mode: Mode) {
     // In a custom function, getUserProperties() is the spreadsheet owner's store, whoever edits the cell.
     const propertiesUser = mode === 'custom' ? this.owner : user;
     const { Logger, console } = createLogger(this.logs);
-    Object.assign(context, {
+    return {
       SpreadsheetApp: createSpreadsheetApp(exec, {
         model: this.spreadsheet,
         ui: this.ui,
         globalFunctions: () => this.globalNames,
         htmlContent: htmlOf,
+        limitedMayWrite: () => this.limitedMayWrite,
         takeFault: (method) => {
           const fault = this.faults.get(method);
           this.faults.delete(method);
@@ -292,7 +318,7 @@ export class Runtime {
         documentCache: () => this.documentCache,
         scriptCache: () => this.scriptCache,
       }),
-      LockService: createLockService(exec, this.locks),
+      LockService: createLockService(exec, this.locks, () => this.locksRefused),
       UrlFetchApp: createUrlFetchApp(exec, {
         sandbox: this.sandbox,
         allowList: this.allowList,
@@ -317,8 +343,148 @@ export class Runtime {
       },
       Logger,
       console,
+    };
+  }
+
+  /**
+   * Runs calls as executions that overlap in time (at most `concurrency` at once; Apps Script allows
+   * 30 simultaneous executions per user), each on its own clock, interleaved where they wait
+   * (runtime/concurrent.ts). The runtime's clock ends when the last one ends. Returns each call's
+   * result or error message, in order.
+   */
+  runConcurrently(
+    calls: readonly { user: User; mode: Mode; fn: string; args: readonly unknown[] }[],
+    concurrency = 30,
+  ): ({ value: unknown } | { error: string })[] {
+    interface Task {
+      readonly index: number;
+      readonly call: (typeof calls)[number];
+      readonly exec: Execution;
+      readonly journal: Journal;
+      readonly services: Record<string, unknown>;
+      readonly first: vm.Context;
+      readonly seed: number;
+      attempts: number;
+      wakeAt: number;
+    }
+    const t0 = this.clock.now();
+    const results: ({ value: unknown } | { error: string })[] = [];
+    const queue = calls.map((call, index) => ({ call, index }));
+    const running: Task[] = [];
+    let end = t0;
+    const startNext = (at: number) => {
+      const next = queue.shift();
+      if (!next) return;
+      const first = vm.createContext({});
+      const realm = createRealm(first);
+      const exec = new Execution(
+        new VirtualClock(at),
+        next.call.mode,
+        next.call.user,
+        this.limitFor(next.call.mode),
+        realm,
+      );
+      exec.concurrent = true;
+      const services = this.services(exec, realm, next.call.user, next.call.mode) as Record<string, unknown>;
+      running.push({
+        index: next.index,
+        call: next.call,
+        exec,
+        journal: new Journal(),
+        services,
+        first,
+        seed: Math.floor(this.random() * 2 ** 31),
+        attempts: 0,
+        wakeAt: at,
+      });
+    };
+    for (let i = 0; i < concurrency; i++) startNext(t0);
+    while (running.length > 0) {
+      running.sort((a, b) => a.wakeAt - b.wakeAt || a.index - b.index);
+      const task = running[0] as Task;
+      const { exec, journal } = task;
+      if (exec.clock.now() < task.wakeAt) exec.clock.advance(task.wakeAt - exec.clock.now());
+      const context = task.attempts === 0 ? task.first : vm.createContext({});
+      const realm = task.attempts === 0 ? exec.realm : createRealm(context);
+      journal.pos = 0;
+      installTime(context, journaledNow(journal, exec.clock), mulberry32(task.seed));
+      for (const [name, service] of Object.entries(task.services)) {
+        context[name] =
+          name === 'Logger' || name === 'console' || name === 'ScriptApp'
+            ? service
+            : journaled(journal, exec.clock, service, name);
+      }
+      let value: unknown;
+      let failure: string | null = null;
+      try {
+        if (task.attempts === 0) exec.enter(this.codeKb * STARTUP_MS_PER_KB);
+        task.attempts++;
+        this.script.runInContext(context);
+        const target = context[task.call.fn];
+        if (typeof target !== 'function') throw new Error(`Script function not found: ${task.call.fn}`);
+        value = (target as (...a: unknown[]) => unknown)(
+          ...(realm.importValue([...task.call.args]) as unknown[]),
+        );
+      } catch (error) {
+        failure =
+          error !== null && typeof error === 'object' && typeof (error as Error).message === 'string'
+            ? (error as Error).message
+            : String(error);
+      }
+      if (journal.diverged !== null) throw new Error(`${task.call.fn}: ${journal.diverged}`);
+      if (journal.pausedUntil !== null && !exec.killed) {
+        task.wakeAt = journal.pausedUntil;
+        journal.pausedUntil = null;
+        continue;
+      }
+      running.shift();
+      if (exec.killed) failure = TIMEOUT_MESSAGE;
+      for (const name of exec.locks) if (this.locks.get(name) === exec) this.locks.delete(name);
+      const ended = exec.clock.now();
+      end = Math.max(end, ended);
+      this.executions.push({
+        fn: task.call.fn,
+        mode: task.call.mode,
+        user: task.call.user.email,
+        started: exec.started,
+        ended,
+        error: failure,
+      });
+      if (failure !== null) this.errors.push(failure);
+      results[task.index] = failure !== null ? { error: failure } : { value: exportValue(value) };
+      startNext(ended);
+    }
+    this.clock.advance(end - t0);
+    return results;
+  }
+
+  /**
+   * Recalculates every add-on formula as Sheets does with many single-cell formulas: each its own
+   * execution, up to `concurrency` at the same time.
+   */
+  recalculateConcurrently(user: User = this.owner, concurrency = 30): { formulas: number; errors: string[] } {
+    const cells: { sheet: SheetModel; row: number; column: number; fn: string; args: unknown[] }[] = [];
+    for (const sheet of this.spreadsheet.sheets) {
+      for (const { row, column, formula } of sheet.formulaCells()) {
+        const call = /^=\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(([\s\S]*)\)\s*$/.exec(formula);
+        if (!call || !this.globalNames.includes((call[1] as string).toUpperCase())) continue;
+        const args = splitArgs(call[2] as string).map((arg) => this.argumentValue(sheet, arg));
+        cells.push({ sheet, row, column, fn: (call[1] as string).toUpperCase(), args });
+      }
+    }
+    const results = this.runConcurrently(
+      cells.map((c) => ({ user, mode: 'custom' as Mode, fn: c.fn, args: c.args })),
+      concurrency,
+    );
+    const errors: string[] = [];
+    results.forEach((result, i) => {
+      const cell = cells[i] as (typeof cells)[number];
+      if ('error' in result) {
+        errors.push(result.error);
+        cell.sheet.placeResult(cell.row, cell.column, { error: result.error });
+      } else cell.sheet.placeResult(cell.row, cell.column, { value: result.value });
     });
-    return { context, realm, exec };
+    return { formulas: cells.length, errors };
   }
 
   private execute(user: User, mode: Mode, fn: string, args: readonly unknown[]): unknown {
@@ -404,6 +570,21 @@ function splitArgs(text: string): string[] {
   }
   if (current.trim() !== '' || args.length > 0) args.push(current.trim());
   return args;
+}
+
+/** Date follows the given clock, and Math.random the given sequence: runs repeat exactly. */
+function installTime(context: vm.Context, now: () => number, random: () => number): void {
+  vm.compileFunction(
+    `const D = Date;
+     class VirtualDate extends D {
+       constructor(...args) { if (args.length === 0) super(now()); else super(...args); }
+       static now() { return now(); }
+     }
+     globalThis.Date = VirtualDate;
+     Math.random = random;`,
+    ['now', 'random'],
+    { parsingContext: context },
+  )(now, random);
 }
 
 /** A small seeded generator, so that jitter and ids repeat from run to run. */

@@ -2,8 +2,9 @@
 // matter to it (shared/PLATFORMS.md): what custom functions and AuthMode.NONE may call, cache and
 // property sizes, URL fetch quotas and sizes, the URL allow-list, and time on the virtual clock.
 import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Sandbox } from '@enrich/sandbox';
-import type { Execution } from './execution.js';
+import { type Execution, RETRY_LOCK } from './execution.js';
 
 // ---------------------------------------------------------------------------------------------
 // Stores that outlive executions (owned by the runtime).
@@ -27,6 +28,22 @@ export class CacheStore {
   readonly entries = new Map<string, CacheEntry>();
   evictions = 0;
   constructor(readonly name: string) {}
+
+  /**
+   * Expiry is "only a suggestion": the cache may drop any item before it expires. Drops each item
+   * with probability `fraction` (1 drops everything), as a test decides.
+   */
+  evictEarly(fraction: number, random: () => number): number {
+    let dropped = 0;
+    for (const key of [...this.entries.keys()]) {
+      if (fraction >= 1 || random() < fraction) {
+        this.entries.delete(key);
+        dropped++;
+      }
+    }
+    this.evictions += dropped;
+    return dropped;
+  }
 }
 
 export interface DailyCounter {
@@ -92,7 +109,7 @@ export function createPropertiesService(exec: Execution, host: PropertiesHost) {
     };
     const writable = (method: string) => {
       // A custom function cannot set properties.
-      exec.allow(`Properties.${method}`, {});
+      exec.allow(`Properties.${method}`, { limited: true });
       touch();
     };
     const set = (entries: [string, unknown][]) => {
@@ -269,12 +286,13 @@ export function createCacheService(exec: Execution, host: CacheHost) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// LockService: executions here run one at a time, so a lock is free unless this execution (or one
-// that leaked it, which the runtime prevents by releasing at the end) holds it.
+// LockService: a lock is free unless another execution holds it. Executions run one at a time,
+// except those started together (runtime/concurrent.ts), where a busy tryLock waits for the holder.
 
-export function createLockService(exec: Execution, held: Map<string, Execution>) {
+export function createLockService(exec: Execution, held: Map<string, Execution>, refused = () => false) {
   const lock = (name: string) => {
     const take = () => {
+      if (refused()) return false;
       const owner = held.get(name);
       if (owner && owner !== exec) return false;
       held.set(name, exec);
@@ -282,9 +300,20 @@ export function createLockService(exec: Execution, held: Map<string, Execution>)
       return true;
     };
     return {
-      tryLock: (_ms: number) => {
+      tryLock: (ms: number) => {
         exec.enter(SERVICE_COSTS.lock);
-        return take();
+        if (take()) {
+          exec.lockWaitStart = null;
+          return true;
+        }
+        // Executions running at once: wait (let the holder go on) until the timeout, then give up.
+        if (exec.concurrent && !refused()) {
+          const now = exec.clock.now();
+          exec.lockWaitStart ??= now;
+          if (now - exec.lockWaitStart < Number(ms)) throw RETRY_LOCK;
+          exec.lockWaitStart = null;
+        }
+        return false;
       },
       waitLock: (_ms: number) => {
         exec.enter(SERVICE_COSTS.lock);
@@ -328,6 +357,8 @@ export interface RecordedRequest {
   readonly responseHeaders: Readonly<Record<string, string>>;
   /** When the request was sent, on the virtual clock. */
   readonly at: number;
+  /** The followRedirects parameter as given (Apps Script follows redirects unless it is false). */
+  readonly followRedirects: boolean;
   readonly user: string;
   readonly mode: string;
 }
@@ -347,6 +378,7 @@ interface Prepared {
   headers: Record<string, string>;
   body: string;
   mute: boolean;
+  followRedirects: boolean;
 }
 
 const titleCase = (name: string) =>
@@ -388,7 +420,14 @@ export function createUrlFetchApp(exec: Execution, host: FetchHost) {
     for (const [name, value] of Object.entries(given)) headers[name] = String(value);
     if (Object.keys(headers).length > LIMITS.urlFetchHeaders) fail('Too many headers');
     if (Buffer.byteLength(body) > LIMITS.urlFetchBytes) fail('Exception: Request payload too large');
-    return { url: text, method, headers, body, mute: params.muteHttpExceptions === true };
+    return {
+      url: text,
+      method,
+      headers,
+      body,
+      mute: params.muteHttpExceptions === true,
+      followRedirects: params.followRedirects !== false,
+    };
   };
 
   const send = (request: Prepared) => {
@@ -409,6 +448,7 @@ export function createUrlFetchApp(exec: Execution, host: FetchHost) {
       status: answer.status,
       responseHeaders: { ...answer.headers },
       at: exec.clock.now(),
+      followRedirects: request.followRedirects,
       user: exec.user.email,
       mode: exec.mode,
     });
@@ -437,7 +477,8 @@ export function createUrlFetchApp(exec: Execution, host: FetchHost) {
     return { latency, response, check };
   };
 
-  const allow = (what: string) => exec.allow(`UrlFetchApp.${what}`, { custom: true });
+  // UrlFetchApp needs authorisation: not in a simple trigger (LIMITED).
+  const allow = (what: string) => exec.allow(`UrlFetchApp.${what}`, { custom: true, limited: false });
   return {
     fetch: (url: string, params?: Record<string, unknown>) => {
       allow('fetch');
@@ -491,7 +532,29 @@ export function createUtilities(exec: Execution, random: () => number) {
     SHA_384: 'sha384',
     SHA_512: 'sha512',
   };
+  // Blobs: only what the add-on uses (text in and out, gzip). Bytes are signed, as Apps Script's are.
+  const BYTES = Symbol('bytes');
+  const blob = (bytes: Buffer, contentType: string | null = null) => ({
+    [BYTES]: bytes,
+    getBytes: () => signed(bytes),
+    getDataAsString: () => bytes.toString('utf8'),
+    getContentType: () => contentType,
+  });
+  const bytesOfBlob = (value: unknown): Buffer => {
+    const bytes = (value as { [BYTES]?: Buffer } | null)?.[BYTES];
+    if (!bytes) throw realm.error('Invalid argument: blob');
+    return bytes;
+  };
   return {
+    newBlob: (data: unknown, contentType?: string) => blob(bytesOf(data), contentType ?? null),
+    gzip: (value: unknown) => blob(gzipSync(bytesOfBlob(value)), 'application/x-gzip'),
+    ungzip: (value: unknown) => {
+      try {
+        return blob(gunzipSync(bytesOfBlob(value)));
+      } catch {
+        throw realm.error('Invalid argument: blob is not gzip data');
+      }
+    },
     DigestAlgorithm: Object.fromEntries(Object.keys(algorithms).map((k) => [k, k])),
     Charset: { US_ASCII: 'US_ASCII', UTF_8: 'UTF_8' },
     sleep: (ms: number) => {

@@ -18,8 +18,28 @@ export interface UiLog {
   readonly alerts: { user: string; title: string; prompt: string }[];
 }
 
-/** Virtual milliseconds per Spreadsheet call, plus per cell read or written. */
-export const SPREADSHEET_COSTS = { call: 20, perCellRead: 0.002, perCellWrite: 0.01 };
+/**
+ * Virtual milliseconds per Spreadsheet call, plus per cell and per 1,000 characters read or written.
+ * The per-character terms are this model's assumption, not Google's figure (Google publishes none):
+ * 2 ms per 1,000 characters read is about 0.5 MB/s, slower than community benchmarks of getValues on
+ * large text ranges, so that figures derived from it err on the slow side.
+ */
+export const SPREADSHEET_COSTS = {
+  call: 20,
+  perCellRead: 0.002,
+  perCellWrite: 0.01,
+  perKcharRead: 2,
+  perKcharWrite: 5,
+};
+
+/** Sheets refuses a cell of more than 50,000 characters. */
+export const MAX_CELL_CHARS = 50_000;
+
+function charsOf(values: readonly (readonly unknown[])[]): number {
+  let chars = 0;
+  for (const row of values) for (const v of row) if (typeof v === 'string') chars += v.length;
+  return chars;
+}
 
 export interface SpreadsheetHost {
   readonly model: SpreadsheetModel;
@@ -29,18 +49,28 @@ export interface SpreadsheetHost {
   readonly htmlContent: (output: unknown) => { title: string; html: string };
   /** A failure injected by a test for the next call of this method (say, setValues), if any. */
   readonly takeFault: (method: string) => string | undefined;
+  /** Whether a simple trigger in AuthMode.LIMITED may write the document (documented; switchable to test refusal). */
+  readonly limitedMayWrite: () => boolean;
 }
 
 export function createSpreadsheetApp(exec: Execution, host: SpreadsheetHost) {
   const { model } = host;
   const realm = exec.realm;
-  const read = (what: string, cells = 0) => {
-    exec.allow(`SpreadsheetApp ${what}`, { custom: true });
-    exec.enter(SPREADSHEET_COSTS.call + cells * SPREADSHEET_COSTS.perCellRead);
+  const read = (what: string, cells = 0, chars = 0) => {
+    exec.allow(`SpreadsheetApp ${what}`, { custom: true, limited: true });
+    exec.enter(
+      SPREADSHEET_COSTS.call +
+        cells * SPREADSHEET_COSTS.perCellRead +
+        (chars / 1000) * SPREADSHEET_COSTS.perKcharRead,
+    );
   };
-  const write = (what: string, cells = 0) => {
-    exec.allow(what, {});
-    exec.enter(SPREADSHEET_COSTS.call + cells * SPREADSHEET_COSTS.perCellWrite);
+  const write = (what: string, cells = 0, chars = 0) => {
+    exec.allow(what, { limited: host.limitedMayWrite() });
+    exec.enter(
+      SPREADSHEET_COSTS.call +
+        cells * SPREADSHEET_COSTS.perCellWrite +
+        (chars / 1000) * SPREADSHEET_COSTS.perKcharWrite,
+    );
     const fault = host.takeFault(what);
     if (fault !== undefined) throw realm.error(fault);
   };
@@ -69,6 +99,11 @@ export function createSpreadsheetApp(exec: Execution, host: SpreadsheetHost) {
     }
     for (const row of rows) {
       if (!Array.isArray(row)) fail(`The parameters don't match the method signature for ${what}.`);
+      for (const v of row as unknown[]) {
+        if (typeof v === 'string' && v.length > MAX_CELL_CHARS) {
+          fail(`Your input contains more than the maximum of ${MAX_CELL_CHARS} characters in a single cell.`);
+        }
+      }
       if ((row as unknown[]).length !== box.numColumns) {
         fail(
           `The number of columns in the data does not match the number of columns in the range. The data has ${(row as unknown[]).length} but the range has ${box.numColumns}.`,
@@ -105,6 +140,11 @@ export function createSpreadsheetApp(exec: Execution, host: SpreadsheetHost) {
       getLastColumn: () => box.column + box.numColumns - 1,
       getA1Notation: () => a1Of(box),
       getSheet: () => sheetObject(sheet),
+      activate: () => {
+        read('Range.activate');
+        model.active = { sheetId: sheet.id, box };
+        return self;
+      },
       offset: (rowOffset: number, columnOffset: number, numRows?: number, numColumns?: number) =>
         range(sheet, {
           row: box.row + rowOffset,
@@ -113,8 +153,9 @@ export function createSpreadsheetApp(exec: Execution, host: SpreadsheetHost) {
           numColumns: numColumns ?? box.numColumns,
         }),
       getValues: () => {
-        read('Range.getValues', cells);
-        return grid(box, (r, c) => sheet.value(r, c));
+        const values = grid(box, (r, c) => sheet.value(r, c));
+        read('Range.getValues', cells, charsOf(values));
+        return values;
       },
       getValue: () => {
         read('Range.getValue', 1);
@@ -143,7 +184,7 @@ export function createSpreadsheetApp(exec: Execution, host: SpreadsheetHost) {
         );
       },
       setValues: (values: unknown) => {
-        write('setValues', cells);
+        write('setValues', cells, Array.isArray(values) ? charsOf(values as unknown[][]) : 0);
         sheet.write(box, checkGrid(box, values, 'Range.setValues'));
         return self;
       },
@@ -205,6 +246,18 @@ export function createSpreadsheetApp(exec: Execution, host: SpreadsheetHost) {
           numRows: Math.max(1, sheet.lastRow()),
           numColumns: Math.max(1, sheet.lastColumn()),
         }),
+      hideSheet: () => {
+        write('hideSheet');
+        sheet.hidden = true;
+        if (model.active?.sheetId === sheet.id) model.active = null;
+        return sheetObject(sheet);
+      },
+      isSheetHidden: () => sheet.hidden,
+      activate: () => {
+        read('Sheet.activate');
+        model.active = { sheetId: sheet.id, box: { row: 1, column: 1, numRows: 1, numColumns: 1 } };
+        return sheetObject(sheet);
+      },
       insertColumnsAfter: (after: number, count: number) => {
         write('insertColumnsAfter');
         sheet.insertColumnsAfter(after, count);
@@ -228,6 +281,17 @@ export function createSpreadsheetApp(exec: Execution, host: SpreadsheetHost) {
         return sheet ? sheetObject(sheet) : null;
       },
       getActiveSheet: () => sheetObject(activeSheetModel()),
+      insertSheet: (name: unknown, index?: number) => {
+        write('insertSheet');
+        if (typeof name !== 'string' || name === '') fail('Invalid argument: sheetName');
+        if (model.sheets.some((s) => s.name === name)) {
+          fail(`A sheet with the name "${String(name)}" already exists. Please enter another name.`);
+        }
+        const sheet = model.addSheet(name as string, 1000, 26, index);
+        // Sheets makes an inserted sheet the active one.
+        model.active = { sheetId: sheet.id, box: { row: 1, column: 1, numRows: 1, numColumns: 1 } };
+        return sheetObject(sheet);
+      },
       getActiveRange: () => activeRange(),
       getRange: (a1: string) => {
         const m = /^(?:'((?:[^']|'')+)'|([^!]+))!(.+)$/.exec(a1);

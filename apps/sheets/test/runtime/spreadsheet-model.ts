@@ -76,6 +76,7 @@ const columnOf = (k: number) => k % 100_000;
 
 export class SheetModel {
   readonly cells = new Map<number, Cell>();
+  hidden = false;
   constructor(
     readonly id: number,
     public name: string,
@@ -252,6 +253,53 @@ export class SheetModel {
     }
   }
 
+  /**
+   * A person inserting `count` rows above `before`: cells move down, and every A1 reference in this
+   * sheet's formulas to a row at or below `before` moves with them (as Sheets rewrites them).
+   */
+  insertRowsBefore(before: number, count: number): void {
+    const moved = [...this.cells.entries()].filter(([k]) => rowOf(k) >= before);
+    for (const [k] of moved) this.cells.delete(k);
+    for (const [k, cell] of moved) this.cells.set(key(rowOf(k) + count, columnOf(k)), cell);
+    for (const cell of this.cells.values()) {
+      if (cell.spilledFrom !== undefined && rowOf(cell.spilledFrom) >= before)
+        cell.spilledFrom += count * 100_000;
+      if (cell.formula) cell.formula = shiftRows(cell.formula, (row) => (row >= before ? row + count : row));
+    }
+    this.maxRows += count;
+  }
+
+  /**
+   * A person sorting rows `first`..`last` (whole rows) by the value in `column`: each row moves as a
+   * block, and relative references in a moved formula follow its row (=F(A5) moved to row 2 reads =F(A2)).
+   * Spilled results in the block are cleared: their formulas recalculate.
+   */
+  sortRows(first: number, last: number, column: number, descending = false): void {
+    const rows = Array.from({ length: last - first + 1 }, (_, i) => first + i);
+    const order = [...rows].sort((a, b) => {
+      const x = String(this.value(a, column));
+      const y = String(this.value(b, column));
+      return (x < y ? -1 : x > y ? 1 : a - b) * (descending ? -1 : 1);
+    });
+    const taken = new Map<number, [number, Cell][]>();
+    for (const row of rows) {
+      const line = [...this.cells.entries()].filter(([k]) => rowOf(k) === row);
+      for (const [k] of line) this.cells.delete(k);
+      taken.set(row, line);
+    }
+    order.forEach((from, i) => {
+      const to = first + i;
+      for (const [k, cell] of taken.get(from) ?? []) {
+        if (cell.spilledFrom !== undefined) {
+          cell.value = '';
+          cell.spilledFrom = undefined;
+        }
+        if (cell.formula) cell.formula = shiftRows(cell.formula, (row) => row + (to - from));
+        this.cells.set(key(to, columnOf(k)), cell);
+      }
+    });
+  }
+
   insertColumnsAfter(after: number, count: number): void {
     if (this.maxColumns + count > MAX_COLUMNS) throw new Error('too many columns');
     const moved = [...this.cells.entries()].filter(([k]) => columnOf(k) > after);
@@ -259,6 +307,20 @@ export class SheetModel {
     for (const [k, cell] of moved) this.cells.set(key(rowOf(k), columnOf(k) + count), cell);
     this.maxColumns += count;
   }
+}
+
+/** Rewrites the row numbers of relative A1 references in a formula (not inside "quoted" text). */
+export function shiftRows(formula: string, move: (row: number) => number): string {
+  return formula
+    .split(/("(?:[^"]|"")*")/)
+    .map((part, i) =>
+      i % 2 === 1
+        ? part
+        : part.replace(/(\$?)([A-Za-z]{1,3})(\$?)(\d+)\b/g, (all, c$, letters, r$, digits) =>
+            r$ === '$' ? all : `${c$}${letters}${r$}${move(Number(digits))}`,
+          ),
+    )
+    .join('');
 }
 
 export function isEmpty(cell: Cell): boolean {
@@ -324,10 +386,10 @@ export class SpreadsheetModel {
     this.addSheet('Sheet1');
   }
 
-  addSheet(name: string, maxRows = 1000, maxColumns = 26): SheetModel {
+  addSheet(name: string, maxRows = 1000, maxColumns = 26, index?: number): SheetModel {
     const sheet = new SheetModel(this.nextSheetId, name, maxRows, maxColumns);
     this.nextSheetId += 1_234_567; // sheet ids are not small indexes in Sheets
-    this.sheets.push(sheet);
+    this.sheets.splice(index ?? this.sheets.length, 0, sheet);
     return sheet;
   }
 

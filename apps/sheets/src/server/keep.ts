@@ -1,0 +1,73 @@
+// Moves answers that are only in the document cache into the durable store (answer-store.ts).
+// Custom functions cannot write the spreadsheet, so every execution that may write runs this first:
+// menu items, every sidebar call, and the simple triggers onOpen and onEdit where the platform lets
+// them (AuthMode.LIMITED); where it refuses, nothing breaks and the next writable action keeps them.
+// It never sends a request: keeping answers costs no transaction.
+
+import { type StoredAnswer, writeStore } from './answer-store.js';
+import { documentCache, markKept, readAllCacheEntries, UNKEPT_HINT } from './answers.js';
+import { freshSince } from './freshness.js';
+
+export interface KeepReport {
+  /** Answers moved into the durable store by this call. */
+  readonly kept: number;
+  /** Why nothing was done, when it was not. */
+  readonly skipped?: 'no-cache' | 'busy' | 'refused';
+}
+
+/**
+ * Keeps every cached answer not yet in the store. With `onlyIfHinted` (the simple triggers, which
+ * run on every edit) it first checks the one small cache item that formulas set when they pay, and
+ * does nothing without it.
+ */
+export function keepCachedAnswers(onlyIfHinted = false): KeepReport {
+  const cache = documentCache();
+  if (!cache) return { kept: 0, skipped: 'no-cache' };
+  if (onlyIfHinted && cache.get(UNKEPT_HINT) === null) return { kept: 0 };
+  const lock = LockService.getDocumentLock();
+  const held = lock.hasLock();
+  if (!held && !lock.tryLock(5_000)) return { kept: 0, skipped: 'busy' };
+  try {
+    const since = freshSince();
+    const unkept = new Map<string, StoredAnswer>();
+    for (const [id, answer] of readAllCacheEntries(cache, since)) {
+      if (!answer.kept) unkept.set(id, { outcome: answer.outcome, paidAt: answer.paidAt });
+    }
+    if (unkept.size === 0) {
+      cache.remove(UNKEPT_HINT);
+      return { kept: 0 };
+    }
+    const kept = writeStore(unkept, since);
+    markKept(cache, [...unkept.keys()]);
+    return { kept };
+  } finally {
+    if (!held) lock.releaseLock();
+  }
+}
+
+/**
+ * Runs a writable action, then keeps cached answers (also those the action itself bought). After,
+ * not before: the action's own work comes first, and a failure to keep never changes its outcome.
+ */
+export function keepingAnswers<A extends unknown[], R>(action: (...args: A) => R): (...args: A) => R {
+  return (...args: A) => {
+    try {
+      return action(...args);
+    } finally {
+      try {
+        keepCachedAnswers();
+      } catch (error) {
+        console.warn(`Could not keep cached answers: ${(error as Error).message}`);
+      }
+    }
+  };
+}
+
+/** How many cached formula answers the durable store does not have yet (the sidebar shows it). */
+export function countUnkept(): number {
+  const cache = documentCache();
+  if (!cache) return 0;
+  let count = 0;
+  for (const answer of readAllCacheEntries(cache, freshSince()).values()) if (!answer.kept) count++;
+  return count;
+}

@@ -1,0 +1,94 @@
+// Must show 2: =PHONELOOKUP(A2) filled down 1,000 rows (800 distinct phones) runs as 1,000 separate
+// custom-function executions, up to 30 at the same time (runtime/concurrent.ts), and pays once per
+// distinct input: an execution that finds another one buying the same answer waits for it.
+import { expect, test } from 'vitest';
+import { newRuntime, phone, referenceRecord } from './helpers.js';
+import type { Runtime } from './runtime/index.js';
+
+/** 800 distinct phones, then 200 repeats of earlier ones, spread through the column. */
+function filledDown(rt: Runtime): number[] {
+  rt.sheet().maxRows = 1200;
+  const rows: number[] = Array.from({ length: 800 }, (_, i) => Number(phone(i)));
+  for (let k = 0; k < 200; k++) rows.splice(5 * k + 4, 0, rows[(k * 37) % (4 * k + 4)] as number);
+  rt.type('Sheet1', 'A1', [['Phone']]);
+  rt.type(
+    'Sheet1',
+    'A2:A1001',
+    rows.map((p) => [p]),
+  );
+  rows.forEach((_, i) => {
+    rt.type('Sheet1', `B${i + 2}`, [[`=PHONELOOKUP(A${i + 2}, "FName")`]]);
+  });
+  return rows;
+}
+
+/** The largest number of executions running at the same moment. */
+function mostAtOnce(rt: Runtime): number {
+  const events = rt.executions
+    .filter((e) => e.mode === 'custom')
+    .flatMap((e) => [
+      [e.started, 1],
+      [e.ended, -1],
+    ])
+    .sort((a, b) => (a[0] as number) - (b[0] as number) || (a[1] as number) - (b[1] as number));
+  let now = 0;
+  let most = 0;
+  for (const [, d] of events) {
+    now += d as number;
+    most = Math.max(most, now);
+  }
+  return most;
+}
+
+test('1,000 single-cell formulas filled down, 30 at a time: transactions = distinct inputs', () => {
+  const rt = newRuntime({ latencyMs: 300 });
+  const rows = filledDown(rt);
+  const started = rt.clock.now();
+  const { formulas, errors } = rt.recalculateConcurrently(rt.owner, 30);
+  expect(formulas).toBe(1000);
+  expect(errors).toEqual([]);
+  const distinct = new Set(rows).size;
+  expect(distinct).toBe(800);
+  expect(rt.sandbox.transactions()).toBe(distinct);
+  expect(mostAtOnce(rt)).toBe(30);
+  for (const e of rt.executions.filter((x) => x.mode === 'custom'))
+    expect(e.ended - e.started).toBeLessThan(30_000);
+  const out = rt.values('Sheet1', 'B2:B1001');
+  rows.forEach((p, i) => {
+    expect(out[i]).toEqual([referenceRecord('/v3/lookup/phone', { Phone: String(p) }).Name.FName]);
+  });
+  console.log(
+    `1,000 single-cell =PHONELOOKUP formulas (${distinct} distinct), ${mostAtOnce(rt)} executions at once, 300 ms per request: ` +
+      `${rt.sandbox.transactions()} transactions, ${rt.http.length} requests, ${rt.clock.now() - started} ms virtual`,
+  );
+});
+
+test('all 1,000 at once (no cap on simultaneous executions): still one transaction per distinct input', () => {
+  const rt = newRuntime({ latencyMs: 300 });
+  const rows = filledDown(rt);
+  expect(rt.recalculateConcurrently(rt.owner, 1000).errors).toEqual([]);
+  expect(rt.sandbox.transactions()).toBe(new Set(rows).size);
+  console.log(
+    `1,000 at once: ${mostAtOnce(rt)} executions overlapping, ${rt.sandbox.transactions()} transactions`,
+  );
+});
+
+test('fallback: where LockService does not help (tryLock refused), formulas still answer but may pay twice', () => {
+  const rt = newRuntime({ latencyMs: 300 });
+  const rows = filledDown(rt);
+  rt.locksRefused = true;
+  expect(rt.recalculateConcurrently(rt.owner, 30).errors).toEqual([]);
+  const distinct = new Set(rows).size;
+  const spent = rt.sandbox.transactions();
+  // Without the lock, a repeat that starts while its twin is still fetching pays again: at most once
+  // per repeated row (200 here), never more.
+  expect(spent).toBeGreaterThan(distinct);
+  expect(spent).toBeLessThanOrEqual(rows.length);
+  const out = rt.values('Sheet1', 'B2:B1001');
+  rows.forEach((p, i) => {
+    expect(out[i]).toEqual([referenceRecord('/v3/lookup/phone', { Phone: String(p) }).Name.FName]);
+  });
+  console.log(
+    `without locks: ${spent} transactions for ${distinct} distinct inputs (${spent - distinct} paid twice)`,
+  );
+});
