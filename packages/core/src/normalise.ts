@@ -5,7 +5,7 @@
 // Invisible and control characters (a zero-width space pasted with a name, a NUL from a broken
 // export) are removed first: they can only make the service miss, and a miss is still paid for.
 // Every pattern here runs in linear time; validate() checks lengths before calling this.
-import type { InputKind } from './fields.js';
+import type { InputKind } from './vocabulary/field-kinds.js';
 
 /** A raw value as it may arrive from a cell, a CSV, a prompt or JSON. */
 export type RawValue = unknown;
@@ -88,4 +88,14 @@ function normaliseEmail(text: string): string {
   const at = text.lastIndexOf('@');
   if (at < 0) return text;
   return text.slice(0, at + 1) + text.slice(at + 1).toLowerCase();
+}
+
+/** Nothing given: undefined, null, or text that is only whitespace. */
+export function isBlank(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+}
+
+/** A name with case, spaces and punctuation taken out, for loose matching: `Phone Lookup` -> `phonelookup`. */
+export function squash(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9]/g, '');
 }
