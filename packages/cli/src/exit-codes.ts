@@ -1,7 +1,7 @@
 // The command's exit codes come from core's vocabulary (EXIT_CODES, with a stop reason's code in
 // STOP_REASONS); here, which exit code each kind of call error gives, and the error that stops a
 // command before it does anything.
-import { EXIT_CODES, type ErrorCode, type ExitCode } from '@enrich/core';
+import { type ErrorCode, EXIT_CODES, type ExitCode } from '@enrich/core';
 
 export const EXIT = EXIT_CODES;
 export type { ExitCode };

@@ -10,5 +10,7 @@ export function isPaid(outcome: Outcome): boolean {
   return status !== undefined && BILLABLE_STATUSES.includes(status);
 }
 
-/** The earlier name of isPaid, kept for the clients that still call it. */
-export const isBillable: (outcome: Outcome) => boolean = isPaid;
+/** The earlier name of isPaid: the Sheets add-on still calls it. */
+export function isBillable(outcome: Outcome): boolean {
+  return isPaid(outcome);
+}

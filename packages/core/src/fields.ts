@@ -4,8 +4,6 @@
 
 import type { InputKind } from './vocabulary/field-kinds.js';
 
-export type { InputKind };
-
 /** What a value means, whatever the operation calls it (`LName` or `last_name` are both a last name). */
 export type InputLooks =
   | 'phone'

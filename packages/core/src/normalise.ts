@@ -36,6 +36,7 @@ export function normaliseValue(kind: InputKind, raw: RawValue): Normalised {
 // those become spaces below), DEL and C1 controls, zero-width space/non-joiner/joiner, word
 // joiner, byte order mark, soft hyphen, and the direction marks, embeddings, overrides and isolates.
 const INVISIBLE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
   /[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 /** The text without invisible and control characters. */

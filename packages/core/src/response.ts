@@ -206,6 +206,7 @@ function matchNames(
   const claimed = new Set<string>();
   const values = new Map<string, unknown>();
   for (const name of names) {
+    // biome-ignore lint/suspicious/noPrototypeBuiltins: Object.hasOwn is ES2022; this runs in Apps Script's V8 too (ES2020 bundle)
     if (Object.prototype.hasOwnProperty.call(source, name)) {
       values.set(name, source[name]);
       claimed.add(name);

@@ -7,8 +7,8 @@ import type { Scrub } from '../scrub-io.js';
 import { cliVersion } from '../version.js';
 import { type BulkIo, bulkAction } from './bulk.js';
 import { addCheckKeyCommand } from './check-key.js';
-import { addOperationCommand, type OperationFlags } from './operation.js';
 import { oneOffAction } from './one-off.js';
+import { addOperationCommand, type OperationFlags } from './operation.js';
 
 export function buildProgram(io: BulkIo, scrub: Scrub, done: (code: ExitCode) => void): Command {
   const program = new Command('enrich')
