@@ -10,7 +10,8 @@ export function isPaid(outcome: Outcome): boolean {
   return status !== undefined && BILLABLE_STATUSES.includes(status);
 }
 
-/** The earlier name of isPaid: the Sheets add-on still calls it. */
-export function isBillable(outcome: Outcome): boolean {
-  return isPaid(outcome);
-}
+/**
+ * The earlier name of isPaid: the Sheets add-on still calls it.
+ * @alias
+ */
+export const isBillable: (outcome: Outcome) => boolean = isPaid;
