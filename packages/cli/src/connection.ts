@@ -13,10 +13,10 @@ import {
 import { CommandError, EXIT } from './exit-codes.js';
 import { type PromptIo, promptHidden } from './prompt.js';
 
-export const BASE_URL_ENV = 'ENRICH_BASE_URL';
-export const BASE_URL_V3_ENV = 'ENRICH_BASE_URL_V3';
+const BASE_URL_ENV = 'ENRICH_BASE_URL';
+const BASE_URL_V3_ENV = 'ENRICH_BASE_URL_V3';
 /** The answer-cache namespace of the embedded sandbox, whatever port it got. */
-export const SANDBOX_NAMESPACE = 'sandbox';
+const SANDBOX_NAMESPACE = 'sandbox';
 
 export interface ConnectionFlags {
   readonly sandbox?: boolean;

@@ -13,8 +13,8 @@ import { parseDuration, parseMap, parseRate, parseWhole } from '../options.js';
 import { type ChosenColumns, chosenColumns } from './columns.js';
 import { FieldOption, flagOf } from './field-option.js';
 
-export const DEFAULT_CONCURRENCY = 8;
-export const DEFAULT_MAX_AGE = '30d';
+const DEFAULT_CONCURRENCY = 8;
+const DEFAULT_MAX_AGE = '30d';
 export const CACHE_FILE = '.enrich-cache.jsonl';
 
 /** The options of an operation's command, parsed. Durations are in milliseconds. */
