@@ -1,9 +1,16 @@
 // `enrich <operation> --in leads.csv [--out out.csv]`: a bulk run of the CSV (or, with --dry-run,
 // what it would spend), with Ctrl-C/SIGTERM handling, the closing report and the exit code.
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
-import { DEFAULT_RETRY_POLICY, type Operation, outputColumns, STOP_REASONS } from '@enrich/core';
+import { type Operation, outputColumns, STOP_REASONS } from '@enrich/core';
 import { type BulkSummary, GRACE_MS, runBulk } from '../bulk.js';
-import { type ConnectIo, connect, endpoints, legacyNamespaces, namespaceFor } from '../connection.js';
+import {
+  type ConnectIo,
+  type ConnectionFlags,
+  connect,
+  endpoints,
+  legacyNamespaces,
+  namespaceFor,
+} from '../connection.js';
 import { dryRun } from '../dry-run.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { barProgress, lineProgress, type ProgressReporter } from '../progress.js';
@@ -11,7 +18,7 @@ import { bulkNotes, bulkReport, dryRunReport } from '../report.js';
 import { distinctFiles } from '../same-file.js';
 import type { Scrub } from '../scrub-io.js';
 import { bulkTransport } from '../transport.js';
-import { CACHE_FILE, type OperationFlags } from './operation.js';
+import { CACHE_FILE, type OperationFlags, retryPolicyOf } from './operation.js';
 
 export interface BulkIo extends ConnectIo {
   readonly stdout: NodeJS.WritableStream;
@@ -40,7 +47,8 @@ export async function bulkAction(
     ['--out', outPath],
     ['--cache', cachePath],
   ]);
-  const connection = { sandbox: flags.sandbox === true, baseUrl: flags.baseUrl, baseUrlV3: flags.baseUrlV3 };
+  // The command's --sandbox, --base-url and --base-url-v3.
+  const connection: ConnectionFlags = flags;
   const where = endpoints(connection, io.env);
   const files = {
     op,
@@ -109,11 +117,7 @@ export async function bulkAction(
       sender: {
         settings: conn.settings,
         transport: bulkTransport(flags.timeout, abandon.signal),
-        policy: {
-          ...DEFAULT_RETRY_POLICY,
-          maxAttempts: flags.maxAttempts,
-          maxRetryAfterMs: flags.maxRetryAfter,
-        },
+        policy: retryPolicyOf(flags),
         concurrency: flags.concurrency,
         ratePerSecond: flags.rate,
         maxTransactions: flags.maxTransactions,

@@ -57,10 +57,7 @@ export function addCheckKeyCommand(
 }
 
 async function checkKeyAction(o: CheckKeyFlags, io: CheckKeyIo): Promise<ExitCode> {
-  const connection = await connect(
-    { sandbox: o.sandbox === true, baseUrl: o.baseUrl, baseUrlV3: o.baseUrlV3 },
-    io,
-  );
+  const connection = await connect(o, io);
   try {
     const report = await checkKey(connection.settings, createFetchTransport({ timeoutMs: o.timeout }));
     if (!report.ok) {

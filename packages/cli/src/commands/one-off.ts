@@ -4,7 +4,6 @@ import { resolve } from 'node:path';
 import {
   type CleanInput,
   callOperation,
-  DEFAULT_RETRY_POLICY,
   flattenRecord,
   isPaid,
   type LeafValue,
@@ -31,7 +30,7 @@ import { EXIT, type ExitCode, exitCodeFor } from '../exit-codes.js';
 import { isDocumented, isUnreadable } from '../row-result.js';
 import type { Scrub } from '../scrub-io.js';
 import { printable, twoColumns } from '../terminal-text.js';
-import type { OperationFlags } from './operation.js';
+import { type OperationFlags, retryPolicyOf } from './operation.js';
 
 interface OneOffOptions {
   readonly op: Operation;
@@ -57,7 +56,8 @@ export function oneOffAction(
   io: OneOffOptions['io'],
   scrub: Scrub,
 ): Promise<ExitCode> {
-  const connection = { sandbox: flags.sandbox === true, baseUrl: flags.baseUrl, baseUrlV3: flags.baseUrlV3 };
+  // The command's --sandbox, --base-url and --base-url-v3.
+  const connection: ConnectionFlags = flags;
   const where = () => endpoints(connection, io.env);
   const cache = flags.cache
     ? {
@@ -74,7 +74,7 @@ export function oneOffAction(
     connection,
     json: flags.json === true,
     columns: flags.fields?.columns,
-    policy: { ...DEFAULT_RETRY_POLICY, maxAttempts: flags.maxAttempts, maxRetryAfterMs: flags.maxRetryAfter },
+    policy: retryPolicyOf(flags),
     timeoutMs: flags.timeout,
     cache,
     retryUnreadable: flags.retryUnreadable === true,

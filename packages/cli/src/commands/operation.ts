@@ -6,6 +6,7 @@ import {
   DEFAULT_RETRY_POLICY,
   type Operation,
   outputColumns,
+  type RetryPolicy,
   squash,
 } from '@enrich/core';
 import { type Command, Option } from 'commander';
@@ -39,6 +40,11 @@ export interface OperationFlags {
   readonly sandbox?: boolean;
   readonly baseUrl?: string;
   readonly baseUrlV3?: string;
+}
+
+/** Core's retry policy with the command's --max-attempts and --max-retry-after. */
+export function retryPolicyOf(flags: OperationFlags): RetryPolicy {
+  return { ...DEFAULT_RETRY_POLICY, maxAttempts: flags.maxAttempts, maxRetryAfterMs: flags.maxRetryAfter };
 }
 
 export type OperationAction = (
