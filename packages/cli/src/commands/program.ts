@@ -7,6 +7,7 @@ import type { Scrub } from '../scrub-io.js';
 import { cliVersion } from '../version.js';
 import { type BulkIo, bulkAction } from './bulk.js';
 import { addCheckKeyCommand } from './check-key.js';
+import { FieldOption } from './field-option.js';
 import { oneOffAction } from './one-off.js';
 import { addOperationCommand, type OperationFlags } from './operation.js';
 
@@ -63,7 +64,7 @@ function operationAction(
     return bulkAction(op, flags, flags.in, io, scrub);
   }
   if (given.length === 0) {
-    const flagList = command.options.flatMap((o) => ('field' in o ? [o.long] : [])).join(', ');
+    const flagList = command.options.flatMap((o) => (o instanceof FieldOption ? [o.long] : [])).join(', ');
     io.stderr.write(`enrich: give the input as flags (${flagList}) or a CSV with --in.\n`);
     command.outputHelp({ error: true });
     return Promise.resolve(EXIT.usage);
