@@ -323,9 +323,9 @@ describe('column ranges, as a formula over cells', () => {
       ['FName', 'City'],
       [record.Name.FName, record.Address.City],
       ['', ''],
-      ['Invalid: Phone must be 10 digits; got 7', ''],
+      ['invalid: Phone must be 10 digits; got 7', ''],
       ['no match', ''],
-      ['Invalid: Phone must be numeric only (10 digits); got "callme"', ''],
+      ['invalid: Phone must be numeric only (10 digits); got "callme"', ''],
     ]);
     expect(rt.http.map((h) => JSON.parse(h.body).Phone)).toEqual(['5550102030', '5550000204']);
     // 204 is billable (PLATFORMS.md), so it is cached like any answer: recalculating sends nothing.
@@ -341,8 +341,8 @@ describe('column ranges, as a formula over cells', () => {
       [[5550000440], [5550000500], [5550102030]],
       'FName',
     ) as string[][];
-    expect(out[0]?.[0]).toMatch(/^Error: Too many records match \(440\)/);
-    expect(out[1]?.[0]).toMatch(/^Error: The service had an error \(500\)/);
+    expect(out[0]?.[0]).toMatch(/^error: Too many records match \(440\)/);
+    expect(out[1]?.[0]).toMatch(/^error: The service had an error \(500\)/);
     expect(out[2]?.[0]).toBe(referenceRecord('/v3/lookup/phone', { Phone: '5550102030' }).Name.FName);
     // 500 is retried per core's policy (5 attempts); 440 is not retried.
     const sent = (p: string) => rt.http.filter((h) => JSON.parse(h.body).Phone === p).length;
@@ -360,7 +360,7 @@ describe('column ranges, as a formula over cells', () => {
     );
     // A date cell is not a phone.
     expect(rt.customFunction(rt.owner, 'PHONELOOKUP', new Date(Date.UTC(2026, 0, 2)), 'FName')).toEqual([
-      ['Invalid: Phone must be text; got a date'],
+      ['invalid: Phone must be text; got a date'],
     ]);
     // A one-cell range is used for every row, like a plain value.
     expect(
@@ -395,7 +395,7 @@ describe('whose key: formulas use the owner key, the sidebar the key of whoever 
     const rt = newRuntime({ ownerKey: false });
     expect(rt.customFunction(rt.owner, 'PHONELOOKUP', [[''], ['12']], 'FName,City')).toEqual([
       ['', ''],
-      ['Invalid: Phone must be 10 digits; got 2', ''],
+      ['invalid: Phone must be 10 digits; got 2', ''],
     ]);
   });
 

@@ -230,7 +230,7 @@ describe('a 5,000-row run, interrupted and resumed', () => {
     kinds.forEach((kind, i) => {
       const row = out[i + 1] as unknown[];
       if (kind === 'empty') expect(row).toEqual(['', '', '', '', '']);
-      else if (kind === 'invalid') expect(String(row[0])).toMatch(/^Invalid: Phone must be/);
+      else if (kind === 'invalid') expect(String(row[0])).toMatch(/^invalid: Phone must be/);
       else if (keys[i] === '5550000204') expect(row).toEqual(['no match', '', '', '', '']);
       else {
         const record = referenceRecord('/v3/lookup/phone', { Phone: keys[i] as string });
@@ -340,7 +340,7 @@ describe('429, 5xx and rows that still fail', () => {
     expect(rt.http.filter((h) => h.status === 500).length).toBeGreaterThan(10);
     expect(progress.counts).toMatchObject({ done: 120, errors: 1, spent: 119 });
     expect(rt.sandbox.transactions()).toBe(119);
-    expect(rt.values('Sheet1', 'C9:C9')[0]?.[0]).toMatch(/^Error: The service had an error \(500\)/);
+    expect(rt.values('Sheet1', 'C9:C9')[0]?.[0]).toMatch(/^error: The service had an error \(500\)/);
     expect(rt.http.filter((h) => h.body.includes('5550000500'))).toHaveLength(5);
     expect(rt.values('Sheet1', 'C10:C121').every((r) => r[0] === 'ok')).toBe(true);
   });
