@@ -14,6 +14,7 @@
 // (answer-store.ts), which only executions that may write can fill. So each cache entry says whether
 // it is already kept there; keep.ts moves the others.
 import { capRaw, isPaid, type Outcome } from '@enrich/core';
+import { currentScrubber, scrubDeep } from './scrub.js';
 
 /** CacheService's longest expiry: 6 hours. Past it, only Freeze results or the sidebar's values last. */
 export const ANSWER_TTL_SECONDS = 21_600;
@@ -156,10 +157,12 @@ export function saveAnswers(
     const buckets = readBuckets(cache, keys);
     const now = Date.now();
     const values: Record<string, string> = {};
+    // What the service sent is kept, and a service could echo the key: never into the cache.
+    const scrub = currentScrubber();
     for (const [id, outcome, how] of billable) {
       const key = bucketOf(id);
       const bucket = buckets.get(key) ?? {};
-      bucket[id] = [now, forKeeping(outcome), how?.kept ? 1 : 0, how?.paidAt ?? now];
+      bucket[id] = [now, scrubDeep(forKeeping(outcome), scrub), how?.kept ? 1 : 0, how?.paidAt ?? now];
       buckets.set(key, bucket);
     }
     // A paid answer not yet kept durably: tells the simple triggers there is something to keep.
