@@ -150,7 +150,7 @@ export function saveAnswers(
   if (!cache || billable.length === 0) return;
   const lock = LockService.getDocumentLock();
   // A sidebar chunk already holds the document lock; releasing it here would release it for good.
-  const held = lock !== null && lock.hasLock();
+  const held = lock?.hasLock() === true;
   const locked = lock !== null && (held || lock.tryLock(5_000));
   try {
     const keys = [...new Set(billable.map(([id]) => bucketOf(id)))];
