@@ -20,24 +20,19 @@ import {
   TIMEOUT_MESSAGE,
   VirtualClock,
 } from './execution.js';
+import { createLockService } from './lock-service.js';
 import { passArgument, passResult } from './script-run.js';
 import {
   CacheStore,
   createCacheService,
-  createHtmlService,
-  createLockService,
-  createLogger,
   createPropertiesService,
-  createSession,
-  createUrlFetchApp,
-  createUtilities,
   type DailyCounter,
-  htmlOf,
   PropertyStore,
-  type RecordedRequest,
 } from './services.js';
+import { createHtmlService, createLogger, createSession, createUtilities, htmlOf } from './small-services.js';
 import { createSpreadsheetApp, type UiLog } from './spreadsheet-app.js';
 import { type Cell, parseA1, type SheetModel, SpreadsheetModel, type Value } from './spreadsheet-model.js';
+import { createUrlFetchApp, type RecordedRequest } from './url-fetch.js';
 
 export const DIST = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist');
 /** Start-up cost of loading the script, per KB of code (Apps Script parses every file each time). */
