@@ -127,20 +127,6 @@ export function writeStore(answers: ReadonlyMap<string, StoredAnswer>, freshSinc
   return kept;
 }
 
-/** How many answers the store holds and its size in characters (for the README's figures and the sidebar). */
-export function storeSize(): { answers: number; chars: number } {
-  const sheet = storeSheet();
-  if (!sheet || sheet.getLastColumn() < 1) return { answers: 0, chars: 0 };
-  const block = sheet.getRange(1, 1, BUCKETS, sheet.getLastColumn()).getValues();
-  let answers = 0;
-  let chars = 0;
-  for (const line of block) {
-    answers += parseRow(line).size;
-    for (const cell of line) chars += String(cell).length;
-  }
-  return { answers, chars };
-}
-
 function createStore(): GoogleAppsScript.Spreadsheet.Sheet {
   const spreadsheet = SpreadsheetApp.getActiveSpreadsheet();
   // Inserting a sheet makes it the active one: put the user's selection back afterwards.

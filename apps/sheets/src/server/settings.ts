@@ -33,15 +33,6 @@ export interface PublicSettings {
   readonly allowList: readonly string[];
 }
 
-export interface SettingsChange {
-  /** A new key; "" removes the key. */
-  readonly apiKey?: string;
-  /** A new v2 base URL; "" goes back to the default. */
-  readonly baseUrl?: string;
-  /** A new v3 base URL; "" goes back to the default. */
-  readonly baseUrlV3?: string;
-}
-
 export function readSettings(props: GoogleAppsScript.Properties.Properties): StoredSettings {
   const all = props.getProperties();
   return {
