@@ -135,6 +135,10 @@ test('issue 8 paths: the key check, misbehaving answers, a key with a line break
   expect(rt.scriptRun(owner, 'checkKey')).toMatchObject([{ verdict: 'accepted' }, { verdict: 'accepted' }]);
   rt.sandbox.configure({ misbehave: ['redirect'] });
   rt.scriptRun(owner, 'checkKey');
+  // An error that would quote the key (a base URL built from it): the message reaches the sidebar scrubbed.
+  expect(() => rt.scriptRun(owner, 'saveSettings', { baseUrl: `https://${OWNER_KEY}.example/` })).toThrow(
+    /\[key hidden\].*allow-list/,
+  );
 
   // A service that sends the key back in an unknown field, and in an error page.
   const sandbox = rt.sandbox as { handle: typeof rt.sandbox.handle };

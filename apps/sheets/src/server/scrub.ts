@@ -55,6 +55,8 @@ export function scrubbing<A extends unknown[], R>(
     try {
       result = fn(...args);
     } catch (error) {
+      // Only what carries text can carry the key; anything else is passed on untouched.
+      if (!(error instanceof Error) && typeof error !== 'string') throw error;
       throw scrubError(error, currentScrubber(secretsOf(...args)));
     }
     return scrubDeep(result, currentScrubber(secretsOf(...args)));
