@@ -7,8 +7,8 @@
 import { a1Of, type Box, parseA1 } from './a1.js';
 import { parseInput, shiftRows, toGrid } from './typed-input.js';
 
-export { a1Of, type Box, columnLetters, columnNumber, parseA1 } from './a1.js';
-export { parseInput, shiftRows, TEXT_FORMAT } from './typed-input.js';
+export { a1Of, type Box, parseA1 } from './a1.js';
+export { parseInput } from './typed-input.js';
 
 export type Value = string | number | boolean | Date;
 
