@@ -5,6 +5,7 @@
 // fields in catalog order, except where a Sheets user is better served by one argument that takes
 // several kinds of value (SHAPES).
 import {
+  FIELD_KINDS,
   type InputField,
   OPERATIONS,
   type Operation,
@@ -72,17 +73,9 @@ export function findFunction(name: string): FunctionSpec | undefined {
   return FUNCTIONS.find((f) => f.name === upper);
 }
 
-const KIND_HINT: Record<InputField['kind'], string> = {
-  phone: '10 digits',
-  email: 'an e-mail address',
-  zip: '5 digits',
-  state: '2-letter state abbreviation',
-  text: 'text',
-};
-
 function fieldHelp(field: InputField): string {
   const bound = field.maxLength === undefined ? '' : `, at most ${field.maxLength} characters`;
-  return `${field.label} (${KIND_HINT[field.kind]}${bound})`;
+  return `${field.label} (${FIELD_KINDS[field.kind].hint}${bound})`;
 }
 
 export function argHelp(arg: ArgSpec): string {

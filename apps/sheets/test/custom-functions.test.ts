@@ -7,190 +7,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findOperation } from '@enrich/core';
 import { describe, expect, test } from 'vitest';
-import { COLLABORATOR_KEY, newRuntime, OWNER_KEY, referenceRecord, V2_BASE, V3_BASE } from './helpers.js';
+import { CASES } from './function-cases.js';
+import { COLLABORATOR_KEY, newRuntime, OWNER_KEY, referenceRecord } from './helpers.js';
 import { AppsScriptError, DIST } from './runtime/index.js';
-
-type Rec = Record<string, any>;
-
-interface Case {
-  readonly fn: string;
-  /** How many input arguments the function has (the rest of `args` are left empty, as in =AUTOAPPEND(A2,,,"FName")). */
-  readonly inputs?: number;
-  readonly op: string;
-  readonly args: readonly unknown[];
-  readonly url: string;
-  readonly body: Record<string, string>;
-  /** Output column → where the API's record holds it (API.md, "Resources and their fields"). */
-  readonly columns: Record<string, (r: Rec) => unknown>;
-}
-
-const JANE = { first: 'Jane', last: 'Doe', street: '12 Main St' };
-
-const CASES: readonly Case[] = [
-  {
-    fn: 'PHONELOOKUP',
-    op: 'phone-lookup',
-    args: [5550102030], // a phone typed as digits arrives as a number
-    url: `${V3_BASE}/v3/lookup/phone`,
-    body: { Phone: '5550102030' },
-    columns: {
-      FName: (r) => r.Name.FName,
-      LName: (r) => r.Name.LName,
-      MName: (r) => r.Name.MName,
-      House: (r) => r.Address.House,
-      City: (r) => r.Address.City,
-      State: (r) => r.Address.State,
-      Zip: (r) => r.Address.Zip,
-      Z4: (r) => r.Address.Z4,
-      Deliverable: (r) => r.Address.Deliverable,
-      ValDate: (r) => r.Address.ValDate,
-      trace: (r) => r.trace,
-    },
-  },
-  {
-    fn: 'EMAILLOOKUP',
-    op: 'email-lookup',
-    args: ['Jane.Doe@EXAMPLE.com'],
-    url: `${V3_BASE}/v3/lookup/email`,
-    body: { Email: 'Jane.Doe@example.com' },
-    columns: {
-      FName: (r) => r.Name.FName,
-      LName: (r) => r.Name.LName,
-      Street: (r) => r.Address.Street,
-      AptNbr: (r) => r.Address.AptNbr,
-      Zip: (r) => r.Address.Zip,
-      Deliverable: (r) => r.Address.Deliverable,
-      ValDate: (r) => r.Address.ValDate,
-      trace: (r) => r.trace,
-    },
-  },
-  {
-    fn: 'EMAILVERIFY',
-    op: 'email-verify',
-    args: ['jane.doe@example.com'],
-    url: `${V2_BASE}/v2/verify/email`,
-    body: { Email: 'jane.doe@example.com' },
-    columns: { Email: (r) => r.Email, Result: (r) => r.Result },
-  },
-  {
-    fn: 'TCPAVERIFY',
-    op: 'tcpa-verify',
-    args: ['(555) 010-2030', 'Doe'],
-    url: `${V2_BASE}/v2/verify/tcpa`,
-    body: { phone: '5550102030', last_name: 'Doe' },
-    columns: { verification_code: (r) => r.verification_code, phone_type: (r) => r.phone_type },
-  },
-  {
-    fn: 'IDVERIFY',
-    op: 'id-verify',
-    args: [JANE.first, JANE.last, JANE.street, 2134, 5550102030, 'jane.doe@example.com'], // ZIP 02134 typed as a number
-    url: `${V2_BASE}/v2/verify/id`,
-    body: {
-      FName: 'Jane',
-      LName: 'Doe',
-      Address1: '12 Main St',
-      Zip: '02134',
-      Phone: '5550102030',
-      Email: 'jane.doe@example.com',
-    },
-    columns: {
-      IDVerifyScore: (r) => r.IDScores.IDVerifyScore,
-      ValidationSummary: (r) => r.IDScores.ValidationSummary,
-      NameToPhone: (r) => r.IDScores.NameToPhone,
-      ValidCount: (r) => r.IDScores.ValidCount,
-      PhoneConfidenceScore: (r) => r.IDScores.PhoneConfidenceScore,
-    },
-  },
-  {
-    fn: 'EMAILAPPEND',
-    op: 'email-append',
-    args: [JANE.first, JANE.last, JANE.street, '02134'],
-    url: `${V3_BASE}/v3/append/email`,
-    body: { FName: 'Jane', LName: 'Doe', Address1: '12 Main St', Zip: '02134' },
-    columns: { email: (r) => r.email, trace: (r) => r.trace },
-  },
-  {
-    fn: 'PHONEAPPEND',
-    op: 'phone-append',
-    args: [JANE.first, JANE.last, JANE.street, 2134],
-    url: `${V3_BASE}/v3/append/phone`,
-    body: { FName: 'Jane', LName: 'Doe', Address1: '12 Main St', Zip: '02134' },
-    columns: {
-      Phone: (r) => r.Phone,
-      PhoneType: (r) => r.PhoneType,
-      FirstSeen: (r) => r.FirstSeen,
-      LastSeen: (r) => r.LastSeen,
-      TelcoName: (r) => r.TelcoName,
-      PHV: (r) => r.PHV,
-      trace: (r) => r.trace,
-    },
-  },
-  {
-    fn: 'AUTOAPPEND',
-    op: 'auto-append',
-    inputs: 3,
-    args: [5550102030],
-    url: `${V2_BASE}/v2/append/auto`,
-    body: { Phone: '5550102030' },
-    columns: {
-      FName: (r) => r.Name.FName,
-      Suffix: (r) => r.Name.Suffix,
-      City: (r) => r.Address.City,
-      DPV: (r) => r.Address.DPV,
-      CBSA: (r) => r.Address.CBSA,
-      PID: (r) => r.IDS.PID,
-      HHID: (r) => r.IDS.HHID,
-      'Vehicle.Make': (r) => r.Vehicle.Make,
-      'Vehicle2.Model': (r) => r.Vehicle2.Model,
-      'Vehicle4.ODate': (r) => r.Vehicle4.ODate,
-    },
-  },
-  {
-    fn: 'AUTOAPPEND',
-    op: 'auto-append',
-    inputs: 3,
-    args: ['jane.doe@example.com'],
-    url: `${V2_BASE}/v2/append/auto`,
-    body: { Email: 'jane.doe@example.com' },
-    columns: { LName: (r) => r.Name.LName, Zip: (r) => r.Address.Zip },
-  },
-  {
-    fn: 'AUTOAPPEND',
-    op: 'auto-append',
-    args: ['Jane Doe', JANE.street, 2134],
-    url: `${V2_BASE}/v2/append/auto`,
-    body: { FullName: 'Jane Doe', Address1: '12 Main St', Zip: '02134' },
-    columns: { FName: (r) => r.Name.FName, AID: (r) => r.IDS.AID },
-  },
-  {
-    fn: 'DEMOGRAPHICAPPEND',
-    op: 'demographic-append',
-    args: [JANE.first, JANE.last, JANE.street, 2134, 5550102030],
-    url: `${V2_BASE}/v2/append/demographic`,
-    body: { FName: 'Jane', LName: 'Doe', Address1: '12 Main St', Zip: '02134', Phone: '5550102030' },
-    columns: {
-      Gender: (r) => r.Demographics.Gender,
-      Age: (r) => r.Demographics.Age,
-      EHI: (r) => r.Demographics.EHI,
-      MHV: (r) => r.Demographics.MHV,
-      DemoLvl: (r) => r.Demographics.DemoLvl,
-    },
-  },
-  {
-    fn: 'DEMOGRAPHICAPPEND',
-    op: 'demographic-append',
-    args: [JANE.first, JANE.last, JANE.street, '02134', 'jane.doe@example.com'],
-    url: `${V2_BASE}/v2/append/demographic`,
-    body: {
-      FName: 'Jane',
-      LName: 'Doe',
-      Address1: '12 Main St',
-      Zip: '02134',
-      Email: 'jane.doe@example.com',
-    },
-    columns: { Homeowner: (r) => r.Demographics.Homeowner },
-  },
-];
 
 describe('each function sends the request the API describes and returns its columns', () => {
   test.each(CASES.map((c) => [`${c.fn}(${c.args.map((a) => JSON.stringify(a)).join(', ')})`, c] as const))(
@@ -323,9 +142,9 @@ describe('column ranges, as a formula over cells', () => {
       ['FName', 'City'],
       [record.Name.FName, record.Address.City],
       ['', ''],
-      ['Invalid: Phone must be 10 digits; got 7', ''],
+      ['invalid: Phone must be 10 digits; got 7', ''],
       ['no match', ''],
-      ['Invalid: Phone must be numeric only (10 digits); got "callme"', ''],
+      ['invalid: Phone must be numeric only (10 digits); got "callme"', ''],
     ]);
     expect(rt.http.map((h) => JSON.parse(h.body).Phone)).toEqual(['5550102030', '5550000204']);
     // 204 is billable (PLATFORMS.md), so it is cached like any answer: recalculating sends nothing.
@@ -341,8 +160,8 @@ describe('column ranges, as a formula over cells', () => {
       [[5550000440], [5550000500], [5550102030]],
       'FName',
     ) as string[][];
-    expect(out[0]?.[0]).toMatch(/^Error: Too many records match \(440\)/);
-    expect(out[1]?.[0]).toMatch(/^Error: The service had an error \(500\)/);
+    expect(out[0]?.[0]).toMatch(/^error: Too many records match \(440\)/);
+    expect(out[1]?.[0]).toMatch(/^error: The service had an error \(500\)/);
     expect(out[2]?.[0]).toBe(referenceRecord('/v3/lookup/phone', { Phone: '5550102030' }).Name.FName);
     // 500 is retried per core's policy (5 attempts); 440 is not retried.
     const sent = (p: string) => rt.http.filter((h) => JSON.parse(h.body).Phone === p).length;
@@ -360,7 +179,7 @@ describe('column ranges, as a formula over cells', () => {
     );
     // A date cell is not a phone.
     expect(rt.customFunction(rt.owner, 'PHONELOOKUP', new Date(Date.UTC(2026, 0, 2)), 'FName')).toEqual([
-      ['Invalid: Phone must be text; got a date'],
+      ['invalid: Phone must be text; got a date'],
     ]);
     // A one-cell range is used for every row, like a plain value.
     expect(
@@ -395,7 +214,7 @@ describe('whose key: formulas use the owner key, the sidebar the key of whoever 
     const rt = newRuntime({ ownerKey: false });
     expect(rt.customFunction(rt.owner, 'PHONELOOKUP', [[''], ['12']], 'FName,City')).toEqual([
       ['', ''],
-      ['Invalid: Phone must be 10 digits; got 2', ''],
+      ['invalid: Phone must be 10 digits; got 2', ''],
     ]);
   });
 
@@ -415,7 +234,7 @@ describe('whose key: formulas use the owner key, the sidebar the key of whoever 
     // Retried per core's policy, waiting what Retry-After says each time.
     const tries = limited.http.filter((h) => h.status === 429);
     expect(tries).toHaveLength(5);
-    expect(tries[1]!.at - tries[0]!.at).toBeGreaterThanOrEqual(2000);
+    expect((tries[1]?.at ?? 0) - (tries[0]?.at ?? 0)).toBeGreaterThanOrEqual(2000);
     expect(limited.clock.now() - before).toBeLessThan(30_000);
   });
 });

@@ -123,3 +123,72 @@ test('no key in the build output or in any file of the package but the one defin
     }
   }
 });
+
+test('issue 8 paths: the key check, misbehaving answers, a key with a line break, a service that echoes the key', () => {
+  const rt = newRuntime({ ownerKey: false });
+  const { owner } = rt;
+  const withBreak = `${OWNER_KEY}\r\n`;
+  const inside = `${OWNER_KEY.slice(0, 10)}\n${OWNER_KEY.slice(10)}`;
+  expect(() => rt.scriptRun(owner, 'saveSettings', { apiKey: inside })).toThrow(/line break/);
+  // Surrounding line breaks are a paste's: saved without them, then checked for free.
+  rt.scriptRun(owner, 'saveSettings', { apiKey: withBreak });
+  expect(rt.scriptRun(owner, 'checkKey')).toMatchObject([{ verdict: 'accepted' }, { verdict: 'accepted' }]);
+  rt.sandbox.configure({ misbehave: ['redirect'] });
+  rt.scriptRun(owner, 'checkKey');
+  // An error that would quote the key (a base URL built from it): the message reaches the sidebar scrubbed.
+  expect(() => rt.scriptRun(owner, 'saveSettings', { baseUrl: `https://${OWNER_KEY}.example/` })).toThrow(
+    /\[key hidden\].*allow-list/,
+  );
+
+  // A service that sends the key back in an unknown field, and in an error page.
+  const sandbox = rt.sandbox as { handle: typeof rt.sandbox.handle };
+  const handle = sandbox.handle.bind(rt.sandbox);
+  sandbox.handle = (request) => {
+    const answer = handle(request);
+    const key = String(request.headers['x-api-key'] ?? '');
+    if (answer.status === 200 && answer.body.startsWith('{')) {
+      return {
+        ...answer,
+        body: JSON.stringify({ ...JSON.parse(answer.body), Echo: key, Nested: { Key: key } }),
+      };
+    }
+    return { ...answer, body: `${answer.body} key=${key} ${encodeURIComponent(key)}` };
+  };
+  rt.sandbox.configure({ misbehave: ['extra-fields'] });
+  rt.type('Sheet1', 'A1:B4', [
+    ['Phone', 'Out'],
+    [phone(11), '=PHONELOOKUP(A2,"FName,Echo,Nested.Key,DID")'],
+    [phone(12), '=PHONELOOKUP(A3,"Echo")'],
+    ['5550000500', '=PHONELOOKUP(A4,"Echo")'],
+  ]);
+  rt.recalculate();
+  expect(String(rt.values('Sheet1', 'C2')[0]?.[0])).toBe('[key hidden]');
+  rt.sandbox.configure({ misbehave: ['html-200'] });
+  rt.type('Sheet1', 'A5:B5', [[phone(13), '=PHONELOOKUP(A5)']]);
+  rt.recalculate();
+  rt.sandbox.configure({ misbehave: [] });
+  rt.select('Sheet1', 'A1:A5');
+  const request = {
+    selection: { sheetId: rt.sheet().id, row: 1, column: 1, numRows: 5, numColumns: 1 },
+    operation: 'phone-lookup',
+    mapping: { Phone: 0 },
+    columns: ['FName'],
+    targetColumn: 20,
+    askAgainUnreadable: true,
+  };
+  rt.scriptRun(owner, 'planRun', request);
+  let progress = rt.scriptRun(owner, 'startRun', request, false) as { runId: string; finished: boolean };
+  while (!progress.finished) progress = rt.scriptRun(owner, 'runChunk', progress.runId) as typeof progress;
+  rt.run(owner, 'keepAnswers');
+  rt.scriptRun(owner, 'saveSettings', { apiKey: `${OWNER_KEY}-old` });
+  rt.scriptRun(owner, 'checkKey');
+
+  expect(rt.http.filter((h) => h.headers['x-api-key'] === OWNER_KEY).length).toBeGreaterThan(5);
+  const places = recorded(rt);
+  expect(places.sheet).toContain('[key hidden]');
+  for (const [place, text] of Object.entries(places)) {
+    for (const secret of [OWNER_KEY, `${OWNER_KEY}-old`, encodeURIComponent(OWNER_KEY)]) {
+      expect(text.includes(secret), `${place} holds a key`).toBe(false);
+    }
+  }
+});

@@ -124,6 +124,15 @@ test('a bulk run in the real sidebar, driven by clicks: key, check, confirm, sta
     `A key is set (ending in ${COLLABORATOR_KEY.slice(-4)}).`,
   );
   expect(await page.getByLabel(/Your API key/).inputValue()).toBe('');
+  // Saving ran the free key check: one verdict per base, and nothing spent.
+  await poll(() => page.locator('#key-check li').allTextContents()).toEqual([
+    expect.stringMatching(/^https:\/\/api\.tdg1\.io: key accepted\. Key accepted/),
+    expect.stringMatching(/^https:\/\/testapi\.tdg1\.io: key accepted\./),
+  ]);
+  await poll(() => page.locator('#message').textContent()).toBe(
+    'Key saved and accepted by the service. Nothing was spent.',
+  );
+  expect(rt.sandbox.transactions()).toBe(0);
 
   // Operation, mapping (from the header row by name: "Mobile" is a phone column), outputs, target.
   await page.getByLabel('Operation', { exact: true }).selectOption('phone-lookup');
@@ -220,5 +229,33 @@ test('formula answers not kept yet: counted, kept with one click (no transaction
   await poll(() => page.locator('#message').textContent()).toBe('Froze 1 formula (3 cells)');
   expect(rt.sheet().formulaCells()).toEqual([]);
   expect(rt.values('Sheet1', 'B1:B3')).toEqual(shown);
+  await page.close();
+});
+
+test('answers paid for but unreadable: the sidebar offers to ask again, stating the cost', async () => {
+  const rt = newRuntime();
+  const user = rt.owner;
+  rt.sandbox.configure({ misbehave: ['html-200'] });
+  rt.customFunction(user, 'PHONELOOKUP', [[Number(phone(1))], [Number(phone(2))]]);
+  rt.sandbox.configure({ misbehave: [] });
+  expect(rt.sandbox.transactions()).toBe(2);
+  rt.type('Sheet1', 'A1:A4', [['Phone'], [phone(1)], [phone(2)], [phone(3)]]);
+  rt.select('Sheet1', 'A1:A4');
+  const page = await openSidebar(rt, user, { chunkCalls: 0, holdAt: null, gate: Promise.resolve() });
+  await page.getByLabel('Operation', { exact: true }).selectOption('phone-lookup');
+  await page.getByRole('button', { name: 'Check' }).click();
+  await poll(() => page.locator('#plan').textContent()).toContain('at most 1 transactions');
+  const box = page.getByLabel(/Ask again for the 2 answers paid for but unreadable/);
+  await expect.poll(() => box.isVisible()).toBe(true);
+  expect(await page.locator('#ask-again-text').textContent()).toBe(
+    'Ask again for the 2 answers paid for but unreadable (up to 2 more transactions; they were paid once already)',
+  );
+  await box.check();
+  await poll(() => page.locator('#plan').textContent()).toContain('at most 3 transactions');
+  expect(await box.isChecked()).toBe(true);
+  await page.getByRole('button', { name: 'Start' }).click();
+  await poll(() => page.locator('#message').textContent()).toMatch(/^Done: 3 rows/);
+  expect(rt.sandbox.transactions()).toBe(5);
+  expect(rt.values('Sheet1', 'B2:B4').map((r) => String(r[0]))).toEqual(['ok', 'ok', 'ok']);
   await page.close();
 });

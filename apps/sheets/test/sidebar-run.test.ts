@@ -5,138 +5,17 @@
 // policy, a row that still fails says why and the run goes on; whose key the sidebar uses.
 import { describe, expect, test } from 'vitest';
 import { COLLABORATOR_KEY, newRuntime, OWNER_KEY, phone, referenceRecord } from './helpers.js';
-import type { Runtime, User } from './runtime/index.js';
-
-interface Plan {
-  rows: number;
-  empty: number;
-  invalid: number;
-  distinct: number;
-  cached: number;
-  transactions: number;
-  nonEmpty: number;
-  targetA1: string;
-}
-interface Progress {
-  runId: string;
-  total: number;
-  finished: boolean;
-  counts: {
-    done: number;
-    spent: number;
-    cached: number;
-    noMatch: number;
-    invalid: number;
-    errors: number;
-    empty: number;
-  };
-}
-interface State {
-  run: Progress | null;
-  selection: {
-    sheetId: number;
-    row: number;
-    column: number;
-    numRows: number;
-    numColumns: number;
-    suggestions: Record<string, { fields: Record<string, number>; problem: string | null }>;
-  };
-}
-
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-type Kind = 'empty' | 'invalid' | 'request';
-
-/** Rows of [name, phone as people type it], and what each row is, worked out here without core. */
-function leads(
-  count: number,
-  random: () => number,
-): { rows: (string | number)[][]; kinds: Kind[]; keys: string[] } {
-  const rows: (string | number)[][] = [];
-  const kinds: Kind[] = [];
-  const keys: string[] = [];
-  const seen: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const r = random();
-    const name = `Lead ${i}`;
-    if (r < 0.06) {
-      rows.push([name, '']);
-      kinds.push('empty');
-      keys.push('');
-    } else if (r < 0.12) {
-      rows.push([name, r < 0.09 ? '555-12' : 'n/a']);
-      kinds.push('invalid');
-      keys.push('');
-    } else {
-      let digits: string;
-      if (r < 0.13)
-        digits = '5550000204'; // the sandbox's "no match": billable, like any answer
-      else if (r < 0.38 && seen.length > 0) digits = seen[Math.floor(random() * seen.length)] as string;
-      else {
-        digits = phone(10_000 + i);
-        seen.push(digits);
-      }
-      // The same phone typed three ways: a number, with formatting, with a country code. ("+1 ..."
-      // would be read as a formula by Sheets, so people type these as 1-555-...)
-      const shape = Math.floor(random() * 3);
-      const typed =
-        shape === 0
-          ? Number(digits)
-          : shape === 1
-            ? `(${digits.slice(0, 3)}) ${digits.slice(3, 6)}-${digits.slice(6)}`
-            : `1-${digits.slice(0, 3)}-${digits.slice(3, 6)}-${digits.slice(6)}`;
-      rows.push([name, typed]);
-      kinds.push('request');
-      keys.push(digits);
-    }
-  }
-  return { rows, kinds, keys };
-}
-
-function setUp(rt: Runtime, rows: (string | number)[][]): void {
-  rt.sheet().maxRows = rows.length + 100;
-  rt.type('Sheet1', 'A1:B1', [['Name', 'Phone']]);
-  rt.type('Sheet1', `A2:B${rows.length + 1}`, rows);
-  rt.select('Sheet1', `A1:B${rows.length + 1}`);
-}
-
-const COLUMNS = ['FName', 'LName', 'City', 'Zip'];
-
-function request(rt: Runtime, user: User, extra: Record<string, unknown> = {}) {
-  const state = rt.scriptRun(user, 'getSidebarState') as State;
-  const suggestion = state.selection.suggestions['phone-lookup'];
-  expect(suggestion?.problem).toBeNull();
-  const { sheetId, row, column, numRows, numColumns } = state.selection;
-  return {
-    selection: { sheetId, row, column, numRows, numColumns },
-    operation: 'phone-lookup',
-    mapping: suggestion?.fields,
-    columns: COLUMNS,
-    ...extra,
-  };
-}
-
-/** Cells of a block of the sheet and how many times scripts wrote or touched each. */
-function writes(rt: Runtime, rows: number, firstColumn: number, columns: number) {
-  const sheet = rt.sheet();
-  const counts: number[] = [];
-  const touches: number[] = [];
-  for (let r = 1; r <= rows; r++) {
-    for (let c = firstColumn; c < firstColumn + columns; c++) {
-      counts.push(sheet.cell(r, c)?.writes ?? 0);
-      touches.push(sheet.cell(r, c)?.touches ?? 0);
-    }
-  }
-  return { counts, touches };
-}
+import {
+  COLUMNS,
+  leads,
+  type Plan,
+  type Progress,
+  request,
+  type State,
+  seeded,
+  setUp,
+  writes,
+} from './sidebar-run-helpers.js';
 
 describe('a 5,000-row run, interrupted and resumed', () => {
   test('every row written once, exactly the distinct valid requests spent, inputs untouched', () => {
@@ -230,7 +109,7 @@ describe('a 5,000-row run, interrupted and resumed', () => {
     kinds.forEach((kind, i) => {
       const row = out[i + 1] as unknown[];
       if (kind === 'empty') expect(row).toEqual(['', '', '', '', '']);
-      else if (kind === 'invalid') expect(String(row[0])).toMatch(/^Invalid: Phone must be/);
+      else if (kind === 'invalid') expect(String(row[0])).toMatch(/^invalid: Phone must be/);
       else if (keys[i] === '5550000204') expect(row).toEqual(['no match', '', '', '', '']);
       else {
         const record = referenceRecord('/v3/lookup/phone', { Phone: keys[i] as string });
@@ -340,7 +219,7 @@ describe('429, 5xx and rows that still fail', () => {
     expect(rt.http.filter((h) => h.status === 500).length).toBeGreaterThan(10);
     expect(progress.counts).toMatchObject({ done: 120, errors: 1, spent: 119 });
     expect(rt.sandbox.transactions()).toBe(119);
-    expect(rt.values('Sheet1', 'C9:C9')[0]?.[0]).toMatch(/^Error: The service had an error \(500\)/);
+    expect(rt.values('Sheet1', 'C9:C9')[0]?.[0]).toMatch(/^error: The service had an error \(500\)/);
     expect(rt.http.filter((h) => h.body.includes('5550000500'))).toHaveLength(5);
     expect(rt.values('Sheet1', 'C10:C121').every((r) => r[0] === 'ok')).toBe(true);
   });

@@ -16,7 +16,7 @@
 // Ids are digests of base URL + request (answers.ts): no input is in the clear. The answers are
 // the same data the formulas show in the cells; every editor can unhide the sheet (README).
 import type { Outcome } from '@enrich/core';
-import { spread } from './answers.js';
+import { forKeeping, isOutcome, spread, upgradeOutcome } from './answers.js';
 import { TEXT_FORMAT } from './cells.js';
 
 export const STORE_SHEET = '_enrich_answers';
@@ -127,20 +127,6 @@ export function writeStore(answers: ReadonlyMap<string, StoredAnswer>, freshSinc
   return kept;
 }
 
-/** How many answers the store holds and its size in characters (for the README's figures and the sidebar). */
-export function storeSize(): { answers: number; chars: number } {
-  const sheet = storeSheet();
-  if (!sheet || sheet.getLastColumn() < 1) return { answers: 0, chars: 0 };
-  const block = sheet.getRange(1, 1, BUCKETS, sheet.getLastColumn()).getValues();
-  let answers = 0;
-  let chars = 0;
-  for (const line of block) {
-    answers += parseRow(line).size;
-    for (const cell of line) chars += String(cell).length;
-  }
-  return { answers, chars };
-}
-
 function createStore(): GoogleAppsScript.Spreadsheet.Sheet {
   const spreadsheet = SpreadsheetApp.getActiveSpreadsheet();
   // Inserting a sheet makes it the active one: put the user's selection back afterwards.
@@ -165,8 +151,8 @@ function parseRow(line: readonly unknown[]): Map<string, StoredAnswer> {
     }
     if (!cell || typeof cell !== 'object') continue;
     for (const [id, entry] of Object.entries(cell)) {
-      if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !entry[1]) continue;
-      out.set(id, { outcome: entry[1], paidAt: Number.parseInt(entry[0], 36) * 1000 });
+      if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !isOutcome(entry[1])) continue;
+      out.set(id, { outcome: upgradeOutcome(entry[1]), paidAt: Number.parseInt(entry[0], 36) * 1000 });
     }
   }
   return out;
@@ -192,7 +178,7 @@ function packCells(answers: readonly [string, StoredAnswer][]): { cells: string[
     } // else one answer too big for a cell even compressed: it stays in the cache only.
   };
   for (const [id, answer] of answers) {
-    const part = `${JSON.stringify(id)}:${JSON.stringify([Math.floor(answer.paidAt / 1000).toString(36), answer.outcome])}`;
+    const part = `${JSON.stringify(id)}:${JSON.stringify([Math.floor(answer.paidAt / 1000).toString(36), forKeeping(answer.outcome)])}`;
     if (length + part.length + 1 > JSON_PER_CELL && group.length > 0) {
       flush(group);
       group = [];

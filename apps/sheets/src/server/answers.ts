@@ -13,7 +13,8 @@
 // The cache is only the fast path: answers that must last go to the durable store, a hidden sheet
 // (answer-store.ts), which only executions that may write can fill. So each cache entry says whether
 // it is already kept there; keep.ts moves the others.
-import { isBillable, type Outcome } from '@enrich/core';
+import { capRaw, isPaid, type Outcome } from '@enrich/core';
+import { currentScrubber, scrubDeep } from './scrub.js';
 
 /** CacheService's longest expiry: 6 hours. Past it, only Freeze results or the sidebar's values last. */
 export const ANSWER_TTL_SECONDS = 21_600;
@@ -22,6 +23,12 @@ const BUCKETS = 199;
 /** CacheService refuses values over 100 KB; stay well under it. */
 const MAX_BUCKET_BYTES = 90 * 1024;
 const BUCKET_PREFIX = 'answers:';
+/**
+ * What is kept of the body the service sent, per answer. Core caps it at 64 KiB; a bucket holds 90 KB
+ * and a store cell 45,000 characters (compressed), so here it is cut to 8,000 characters: even text
+ * that does not compress (3 bytes a character, then base64) stays under both.
+ */
+export const MAX_KEPT_RAW_CHARS = 8_000;
 /** Present while some cached answer may not be in the durable store yet (a hint: it may be evicted). */
 export const UNKEPT_HINT = 'answers:unkept';
 
@@ -121,7 +128,7 @@ function liveAnswer(
   if (!Array.isArray(entry) || !(entry[0] > oldest) || !isOutcome(entry[1])) return undefined;
   const paidAt = typeof entry[3] === 'number' ? entry[3] : entry[0];
   if (paidAt <= freshSince) return undefined;
-  return { outcome: entry[1], paidAt, kept: entry[2] === 1 };
+  return { outcome: upgradeOutcome(entry[1]), paidAt, kept: entry[2] === 1 };
 }
 
 /** An answer to put in the cache: paid now (by default) and not yet in the durable store (by default). */
@@ -131,29 +138,31 @@ export interface AnswerToCache {
 }
 
 /**
- * Keeps the billable outcomes (the ones that cost a transaction); errors that cost nothing are
- * asked again. Read-modify-write of the buckets under the document lock, so that two executions
+ * Keeps the paid outcomes (records, no match, 440, and paid but unreadable answers); errors that
+ * cost nothing are asked again. Read-modify-write of the buckets under the document lock, so that two executions
  * saving at once (Sheets runs several custom functions together) do not drop each other's answers.
  */
 export function saveAnswers(
   cache: GoogleAppsScript.Cache.Cache | null,
   entries: readonly (readonly [string, Outcome, AnswerToCache?])[],
 ): void {
-  const billable = entries.filter(([, outcome]) => isBillable(outcome));
+  const billable = entries.filter(([, outcome]) => isPaid(outcome));
   if (!cache || billable.length === 0) return;
   const lock = LockService.getDocumentLock();
   // A sidebar chunk already holds the document lock; releasing it here would release it for good.
-  const held = lock !== null && lock.hasLock();
+  const held = lock?.hasLock() === true;
   const locked = lock !== null && (held || lock.tryLock(5_000));
   try {
     const keys = [...new Set(billable.map(([id]) => bucketOf(id)))];
     const buckets = readBuckets(cache, keys);
     const now = Date.now();
     const values: Record<string, string> = {};
+    // What the service sent is kept, and a service could echo the key: never into the cache.
+    const scrub = currentScrubber();
     for (const [id, outcome, how] of billable) {
       const key = bucketOf(id);
       const bucket = buckets.get(key) ?? {};
-      bucket[id] = [now, outcome, how?.kept ? 1 : 0, how?.paidAt ?? now];
+      bucket[id] = [now, scrubDeep(forKeeping(outcome), scrub), how?.kept ? 1 : 0, how?.paidAt ?? now];
       buckets.set(key, bucket);
     }
     // A paid answer not yet kept durably: tells the simple triggers there is something to keep.
@@ -217,11 +226,37 @@ function serialise(bucket: Bucket, now: number): string {
   return text;
 }
 
-function isOutcome(value: Outcome | undefined): value is Outcome {
+/**
+ * The outcome as it is kept (cache and durable store): the body the service sent is kept, cut to
+ * MAX_KEPT_RAW_CHARS, when the answer differed from the API description or could not be read, so
+ * that a later version can read it again without paying. A record that matched the description
+ * exactly is its body already (same names, same types, nothing more), so its copy of the body is
+ * not kept twice: that keeps 20,000 answers inside the store's read-time budget.
+ */
+export function forKeeping(outcome: Outcome): Outcome {
+  if (outcome.kind === 'unreadable') return { ...outcome, raw: capRaw(outcome.raw, MAX_KEPT_RAW_CHARS) };
+  if (outcome.kind !== 'record') return outcome;
+  const raw = outcome.mismatches.length === 0 ? '' : capRaw(outcome.raw, MAX_KEPT_RAW_CHARS);
+  return { ...outcome, raw };
+}
+
+export function isOutcome(value: Outcome | undefined): value is Outcome {
   if (!value || typeof value !== 'object') return false;
   if (value.kind === 'record') return !!value.record && typeof value.record === 'object';
   if (value.kind === 'no-match') return true;
+  if (value.kind === 'unreadable') return typeof value.raw === 'string' && typeof value.reason === 'string';
   return value.kind === 'error' && !!value.error && typeof value.error.message === 'string';
+}
+
+/** A record kept before answers carried `extra`, `mismatches` and `raw`: as a record read today. */
+export function upgradeOutcome(outcome: Outcome): Outcome {
+  if (outcome.kind !== 'record') return outcome;
+  return {
+    ...outcome,
+    extra: outcome.extra ?? {},
+    mismatches: Array.isArray(outcome.mismatches) ? outcome.mismatches : [],
+    raw: typeof outcome.raw === 'string' ? outcome.raw : '',
+  };
 }
 
 /** Bytes of a string in UTF-8 (Apps Script has no TextEncoder). */

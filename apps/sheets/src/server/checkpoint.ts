@@ -14,6 +14,8 @@ export interface RunCounts {
   /** Answers taken from the document cache instead of being paid for again. */
   cached: number;
   noMatch: number;
+  /** Paid answers that could not be read (absent in checkpoints saved before they were counted). */
+  unreadable?: number;
   invalid: number;
   errors: number;
   empty: number;
@@ -35,6 +37,8 @@ export interface Checkpoint {
   readonly targetColumn: number;
   /** The user confirmed writing over non-empty target cells. */
   readonly overwrite: boolean;
+  /** The user asked again for unreadable answers paid before this time (ms); absent otherwise. */
+  readonly askAgainBefore?: number;
   /** Next data row to do (0-based, header excluded). */
   next: number;
   /** fetchAll round size, lowered after 429s and carried from chunk to chunk. */
@@ -68,5 +72,5 @@ export function deleteCheckpoint(spreadsheetId: string): void {
 }
 
 export function emptyCounts(): RunCounts {
-  return { done: 0, spent: 0, cached: 0, noMatch: 0, invalid: 0, errors: 0, empty: 0 };
+  return { done: 0, spent: 0, cached: 0, noMatch: 0, unreadable: 0, invalid: 0, errors: 0, empty: 0 };
 }

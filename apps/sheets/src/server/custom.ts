@@ -5,25 +5,19 @@
 // comes back per input row. Runs in AuthMode.CUSTOM_FUNCTION: read-only, 30 seconds, and the user
 // properties (so the key) are the spreadsheet owner's.
 import {
-  chooseColumns,
-  flattenRecord,
+  checkApiKey,
   type InputField,
   type LeafValue,
   type Operation,
   type Outcome,
+  outputColumns,
   planRow,
+  rowStatusText,
 } from '@enrich/core';
 import { type ArgSpec, type FunctionSpec, findFunction } from '../spec.js';
 import { fetchOnce } from './fetch-once.js';
-import {
-  errorText,
-  FORMULA_TIME_UP,
-  invalidText,
-  NO_MATCH,
-  OWNER_ALLOWANCE_USED,
-  OWNER_HAS_NO_KEY,
-  OWNER_KEY_REFUSED,
-} from './messages.js';
+import { FORMULA_TIME_UP, OWNER_ALLOWANCE_USED, OWNER_HAS_NO_KEY, OWNER_KEY_REFUSED } from './messages.js';
+import { type ChosenColumns, chooseWithExtras, extraValue, outcomeRow } from './outcome-row.js';
 import { pendingRequests } from './pending.js';
 import { asCoreSettings, readSettings } from './settings.js';
 
@@ -42,29 +36,53 @@ export function customFunction(name: string, args: readonly unknown[]): Cell[][]
   const { op } = spec;
   const fieldsArg = args[spec.args.length];
   const headerArg = args[spec.args.length + 1];
-  const chosen = chooseColumns(op, fieldsText(fieldsArg));
-  if (!chosen.ok) throw new Error(chosen.message);
-  const columns = chosen.columns;
+  const chosen = chooseWithExtras(op, fieldsText(fieldsArg));
+  if ('message' in chosen) throw new Error(chosen.message);
+  const { columns } = chosen;
   const rows = inputRows(spec, args.slice(0, spec.args.length));
 
   const plans = rows.map((raw) => planRow(op, raw));
   const outcomes = fetchOutcomes(op, plans, started);
+  checkExtrasFound(op, chosen, outcomes);
 
   const blank = (): Cell[] => columns.map(() => '');
+  // A row without a record shows its status in the first column: a formula has no Status column.
   const message = (text: string): Cell[] => [text, ...columns.slice(1).map(() => '')];
   const out: Cell[][] = isTrue(headerArg) ? [[...columns]] : [];
   for (const plan of plans) {
     if (plan.kind === 'empty') out.push(blank());
-    else if (plan.kind === 'invalid') out.push(message(invalidText(plan.message)));
+    else if (plan.kind === 'invalid') out.push(message(rowStatusText('invalid', plan.message)));
     else {
       const outcome = outcomes.get(plan.key);
-      if (!outcome) out.push(message(FORMULA_TIME_UP));
-      else if (outcome.kind === 'no-match') out.push(message(NO_MATCH));
-      else if (outcome.kind === 'error') out.push(message(errorText(outcome.error.message)));
-      else out.push(flattenRecord(op, outcome.record, columns).map(cellOf));
+      if (!outcome) {
+        out.push(message(FORMULA_TIME_UP));
+        continue;
+      }
+      const row = outcomeRow(op, outcome, columns);
+      out.push(row.kind === 'ok' ? row.values.map(cellOf) : message(row.status));
     }
   }
   return out;
+}
+
+/**
+ * A name in `fields` that is not a documented column is an extra field the service may send (DID).
+ * When answers arrived and none of them carries it, it is a typo: the call fails with core's list
+ * of the documented columns. (The answers are kept: the corrected formula does not pay again.)
+ */
+function checkExtrasFound(
+  op: Operation,
+  chosen: ChosenColumns,
+  outcomes: ReadonlyMap<string, Outcome>,
+): void {
+  const records = [...outcomes.values()].filter((o) => o.kind === 'record');
+  if (chosen.extras.length === 0 || records.length === 0) return;
+  for (const name of chosen.extras) {
+    if (records.some((o) => extraValue(o, name) !== undefined)) continue;
+    throw new Error(
+      `${op.title} has no column "${name}", and no answer carries an extra field of that name; its columns are ${outputColumns(op).join(', ')}`,
+    );
+  }
 }
 
 /** Outcomes by request key for the distinct valid requests: cached, or fetched now. */
@@ -83,6 +101,9 @@ function fetchOutcomes(
   // Owner's properties: Apps Script gives a custom function the spreadsheet owner's user properties.
   const stored = readSettings(PropertiesService.getUserProperties());
   if (!stored.apiKey) throw new Error(OWNER_HAS_NO_KEY);
+  // A key with a space or a line break cannot be the issued one: refused before any request.
+  const keyProblem = checkApiKey(stored.apiKey);
+  if (keyProblem) throw new Error(`${keyProblem} (the spreadsheet owner's key, which formulas use)`);
   const settings = asCoreSettings(stored);
   const { cache, ids, cached, jobs } = pendingRequests(op, inputs, settings);
   for (const [key, outcome] of cached) byKey.set(key, outcome);

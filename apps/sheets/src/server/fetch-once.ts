@@ -73,7 +73,7 @@ export function claimJobs(cache: Cache | null, jobs: readonly Job[]): Claim {
   const payAll: Claim = { mine: jobs, waiting: [], answered: new Map() };
   if (!cache || jobs.length === 0) return payAll;
   const lock = LockService.getDocumentLock();
-  const held = lock !== null && lock.hasLock();
+  const held = lock?.hasLock() === true;
   if (lock === null || (!held && !lock.tryLock(LOCK_WAIT_MS))) return payAll;
   try {
     const ids = jobs.map((j) => j.id);
@@ -167,7 +167,7 @@ function writeMarks(cache: Cache, items: ReadonlyMap<string, Marks>, now: number
 /** Removes this execution's markers, under the lock; without it they simply expire (30 s). */
 function releaseMarks(cache: Cache, jobs: readonly Job[]): void {
   const lock = LockService.getDocumentLock();
-  const held = lock !== null && lock.hasLock();
+  const held = lock?.hasLock() === true;
   if (lock === null || (!held && !lock.tryLock(LOCK_WAIT_MS))) return;
   try {
     const ids = jobs.map((j) => j.id);

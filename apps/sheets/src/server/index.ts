@@ -1,32 +1,53 @@
 // The bundle's exports become the global `EnrichSheets`; the build writes a top-level function for
-// each (Apps Script only calls top-level function declarations) and one per custom function, each
-// calling `EnrichSheets.customFunction(NAME, arguments)`.
+// each (Apps Script only calls those) and one per custom function, each calling
+// `EnrichSheets.customFunction(NAME, arguments)`. The sidebar's calls are typed from this module
+// (sidebar/server.ts), so a name or an argument that does not match fails the typecheck.
 //
 // Every menu item and sidebar call may write the spreadsheet, unlike custom functions; so each first
 // keeps the answers formulas bought that are still only in the cache (keep.ts). It costs nothing.
+// Every one passes what it returns, and the message of what it throws, through the key scrubber.
+import { checkApiKey } from '@enrich/core';
 import * as bulk from './bulk.js';
+import { customFunction as customFunctionOf } from './custom.js';
 import { keepingAnswers } from './keep.js';
+import { checkKey as checkKeyOf } from './key-check.js';
 import * as menu from './menu.js';
+import { scrubbing } from './scrub.js';
 import * as sidebar from './sidebar-api.js';
 
-export { customFunction } from './custom.js';
 export { onEdit, onInstall, onOpen } from './menu.js';
 
-export const planRun = keepingAnswers(bulk.planRun);
-export const startRun = keepingAnswers(bulk.startRun);
-export const runChunk = keepingAnswers(bulk.runChunk);
-export const discardRun = keepingAnswers(bulk.discardRun);
-export const freezeResults = keepingAnswers(menu.freezeResults);
-export const showHelp = keepingAnswers(menu.showHelp);
-export const showSetKey = keepingAnswers(menu.showSetKey);
-export const showSettings = keepingAnswers(menu.showSettings);
-export const showSidebar = keepingAnswers(menu.showSidebar);
-export const describeSelection = keepingAnswers(sidebar.describeSelection);
+export const customFunction = scrubbing(customFunctionOf);
+
+export const planRun = scrubbing(keepingAnswers(bulk.planRun));
+export const startRun = scrubbing(keepingAnswers(bulk.startRun));
+export const runChunk = scrubbing(keepingAnswers(bulk.runChunk));
+export const discardRun = scrubbing(keepingAnswers(bulk.discardRun));
+export const freezeResults = scrubbing(keepingAnswers(menu.freezeResults));
+export const showHelp = scrubbing(keepingAnswers(menu.showHelp));
+export const showSetKey = scrubbing(keepingAnswers(menu.showSetKey));
+export const showSettings = scrubbing(keepingAnswers(menu.showSettings));
+export const showSidebar = scrubbing(keepingAnswers(menu.showSidebar));
+export const describeSelection = scrubbing(keepingAnswers(sidebar.describeSelection));
 // The sidebar's state reports how many answers are not kept yet: it does not keep them itself
 // (opening the sidebar from the menu did, and "Keep them" does).
-export const getSidebarState = sidebar.getSidebarState;
-export const getAnswersInfo = sidebar.answersInfo;
-export const saveSettings = keepingAnswers(sidebar.saveSettings);
-export const freezeAllResults = keepingAnswers(sidebar.freezeAllResults);
+export const getSidebarState = scrubbing(sidebar.getSidebarState);
+export const getAnswersInfo = scrubbing(sidebar.answersInfo);
+// The key being saved is not in the stored settings yet (or is refused): scrub it too.
+export const saveSettings = scrubbing(keepingAnswers(sidebar.saveSettings), (change) => secretIn(change));
+export const freezeAllResults = scrubbing(keepingAnswers(sidebar.freezeAllResults));
 // keepAnswers keeps them itself, and says how many.
-export const keepAnswers = sidebar.keepAnswers;
+export const keepAnswers = scrubbing(sidebar.keepAnswers);
+// The free key check: the sidebar calls it right after saving a key.
+export const checkKey = scrubbing(keepingAnswers(checkKeyOf));
+
+/**
+ * A key in a settings change that could be saved. A key that core's check refuses is never stored
+ * or sent, and its refusal does not quote it; scrubbing the words of "key with spaces" would only
+ * garble the message.
+ */
+function secretIn(change: unknown): string[] {
+  const key = (change as { apiKey?: unknown } | null)?.apiKey;
+  if (typeof key !== 'string' || key.trim() === '') return [];
+  return checkApiKey(key.trim()) === undefined ? [key.trim()] : [];
+}

@@ -7,6 +7,7 @@
 import { type StoredAnswer, writeStore } from './answer-store.js';
 import { documentCache, markKept, readAllCacheEntries, UNKEPT_HINT } from './answers.js';
 import { freshSince } from './freshness.js';
+import { logText } from './scrub.js';
 
 export interface KeepReport {
   /** Answers moved into the durable store by this call. */
@@ -57,7 +58,7 @@ export function keepingAnswers<A extends unknown[], R>(action: (...args: A) => R
       try {
         keepCachedAnswers();
       } catch (error) {
-        console.warn(`Could not keep cached answers: ${(error as Error).message}`);
+        console.warn(logText(`Could not keep cached answers: ${(error as Error).message}`));
       }
     }
   };

@@ -4,6 +4,7 @@ import { FUNCTIONS } from '../spec.js';
 import { freezeSelection } from './freeze.js';
 import { keepCachedAnswers } from './keep.js';
 import { ADDON_NAME, MENU_PATH } from './messages.js';
+import { logText } from './scrub.js';
 
 export type SidebarView = 'run' | 'key' | 'settings';
 
@@ -33,7 +34,7 @@ function keepFromTrigger(event: unknown): void {
   try {
     keepCachedAnswers(true);
   } catch (error) {
-    console.warn(`Answers not kept from ${mode} trigger: ${(error as Error).message}`);
+    console.warn(logText(`Answers not kept from ${mode} trigger: ${(error as Error).message}`));
   }
 }
 

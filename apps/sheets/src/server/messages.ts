@@ -21,14 +21,8 @@ export const FORMULA_TIME_UP =
   'Not finished within the 30-second limit of a custom function. The answers so far are saved, so ' +
   `editing the formula again continues from here; for large ranges use ${MENU_PATH} > Verify or enrich selection…`;
 
-export const NO_MATCH = 'no match';
-export const STATUS_OK = 'ok';
 export const STATUS_COLUMN = 'Status';
 
-export function invalidText(message: string): string {
-  return `Invalid: ${message}`;
-}
-
-export function errorText(message: string): string {
-  return `Error: ${message}`;
-}
+/** A refused key stops a sidebar run: the sidebar uses the user's own key. */
+export const SIDEBAR_KEY_REFUSED =
+  'Your API key was refused (401). The sidebar uses your own key: set a valid one, then resume.';

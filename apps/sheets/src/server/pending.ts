@@ -1,6 +1,8 @@
 // Splits a batch's distinct requests into answers already paid for (in the document cache, else in
 // the durable store, which then warms the cache again) and requests still to send. Custom functions
 // and sidebar chunks both start here, so that neither can send a request whose answer is kept.
+// A paid but unreadable answer is an answer like any other: never sent again on its own. Only a
+// sidebar run the user started with "ask again" (its cost stated) sends those requests again.
 import {
   buildRequest,
   type CleanInput,
@@ -10,7 +12,7 @@ import {
   type Settings,
 } from '@enrich/core';
 import { readStore } from './answer-store.js';
-import { answerKey, documentCache, readAnswers, saveAnswers } from './answers.js';
+import { answerKey, documentCache, readCacheEntries, saveAnswers } from './answers.js';
 import { freshSince } from './freshness.js';
 import type { Job } from './send.js';
 import { assertAllowedUrl } from './settings.js';
@@ -25,10 +27,44 @@ export interface Pending {
   readonly jobs: readonly Job[];
 }
 
+export interface PendingOptions {
+  /** Paid but unreadable answers paid before this time (ms) are sent again: the user asked for it. */
+  readonly askAgainBefore?: number;
+}
+
+/** An answer already paid for, with when. */
+export interface PaidAnswer {
+  readonly outcome: Outcome;
+  readonly paidAt: number;
+}
+
+/**
+ * The answers kept for `ids`: the document cache first, then the durable store (whose answers are
+ * put back in the cache, so that the next recalculation does not read the sheet again).
+ */
+export function keptAnswers(
+  cache: GoogleAppsScript.Cache.Cache | null,
+  ids: readonly string[],
+): Map<string, PaidAnswer> {
+  const since = freshSince();
+  const hits = new Map<string, PaidAnswer>(readCacheEntries(cache, ids, since));
+  const misses = ids.filter((id) => !hits.has(id));
+  const stored = readStore(misses, since);
+  if (stored.size > 0) {
+    saveAnswers(
+      cache,
+      [...stored].map(([id, a]) => [id, a.outcome, { paidAt: a.paidAt, kept: true }] as const),
+    );
+    for (const [id, a] of stored) hits.set(id, a);
+  }
+  return hits;
+}
+
 export function pendingRequests(
   op: Operation,
   inputs: ReadonlyMap<string, CleanInput>,
   settings: Settings,
+  options: PendingOptions = {},
 ): Pending {
   const target = operationUrl(op, settings);
   if (!target.ok) throw new Error(target.message);
@@ -36,23 +72,15 @@ export function pendingRequests(
   const cache = documentCache();
   const ids = new Map<string, string>();
   for (const key of inputs.keys()) ids.set(key, answerKey(target.url, key));
-  const since = freshSince();
-  const hits = readAnswers(cache, [...ids.values()], since);
-  const misses = [...ids.values()].filter((id) => !hits.has(id));
-  const stored = readStore(misses, since);
-  if (stored.size > 0) {
-    // Warm the cache, so that the next recalculation does not read the sheet again.
-    saveAnswers(
-      cache,
-      [...stored].map(([id, a]) => [id, a.outcome, { paidAt: a.paidAt, kept: true }] as const),
-    );
-    for (const [id, a] of stored) hits.set(id, a.outcome);
-  }
+  const hits = keptAnswers(cache, [...ids.values()]);
+  const askAgainBefore = options.askAgainBefore ?? 0;
   const cached = new Map<string, Outcome>();
   const jobs: Job[] = [];
   for (const [key, input] of inputs) {
     const id = ids.get(key) as string;
-    const hit = hits.get(id);
+    const kept = hits.get(id);
+    const askAgain = kept?.outcome.kind === 'unreadable' && kept.paidAt < askAgainBefore;
+    const hit = askAgain ? undefined : kept?.outcome;
     if (hit) {
       cached.set(key, hit);
       continue;

@@ -7,7 +7,7 @@ import {
   decideRetry,
   type HttpRequest,
   type HttpResponse,
-  isBillable,
+  isPaid,
   lowerCaseHeaders,
   networkError,
   type Operation,
@@ -76,7 +76,7 @@ export function sendAll(op: Operation, jobs: readonly Job[], options: SendOption
     }
     if (now > options.deadline) break;
     const round = queue.filter((p) => p.notBefore <= now).slice(0, parallel);
-    const responses = fetchRound(round.map((p) => p.job.request));
+    const responses = readFetched(round.map((p) => p.job.request));
     const finished: [string, Outcome][] = [];
     const stopped = new Set<Pending>();
     let limited = false;
@@ -90,6 +90,7 @@ export function sendAll(op: Operation, jobs: readonly Job[], options: SendOption
       pending.attempts++;
       attempts++;
       if (pending.firstAt === 0) pending.firstAt = now;
+      // Only errors are retried: a paid answer, readable or not, is never bought again on its own.
       if (outcome.kind === 'error') {
         if (outcome.error.code === 'allowance') limited = true;
         const decision = decideRetry(
@@ -109,7 +110,7 @@ export function sendAll(op: Operation, jobs: readonly Job[], options: SendOption
           return;
         }
       }
-      if (isBillable(outcome)) spent++;
+      if (isPaid(outcome)) spent++;
       outcomes.set(pending.job.id, outcome);
       finished.push([pending.job.id, outcome]);
     });
@@ -128,7 +129,7 @@ export function sendAll(op: Operation, jobs: readonly Job[], options: SendOption
 }
 
 /** One fetchAll round; a round that throws (no network, a quota) is a network failure of each request. */
-function fetchRound(requests: readonly HttpRequest[]): (HttpResponse | { failure: unknown })[] {
+export function readFetched(requests: readonly HttpRequest[]): (HttpResponse | { failure: unknown })[] {
   let raw: GoogleAppsScript.URL_Fetch.HTTPResponse[];
   try {
     raw = UrlFetchApp.fetchAll(requests.map(fetchParams));

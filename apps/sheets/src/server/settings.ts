@@ -2,7 +2,13 @@
 // function Apps Script hands over the spreadsheet owner's user properties instead, so formulas use
 // the owner's key and settings (see README, "Whose key"). Never document or script properties:
 // every editor of the document, or every user of the add-on, can read those.
-import { checkBaseUrl, DEFAULT_BASE_URL, DEFAULT_BASE_URL_V3, type Settings } from '@enrich/core';
+import {
+  checkApiKey,
+  checkBaseUrl,
+  DEFAULT_BASE_URL,
+  DEFAULT_BASE_URL_V3,
+  type Settings,
+} from '@enrich/core';
 import { MENU_PATH } from './messages.js';
 
 const PROP_API_KEY = 'enrich.apiKey';
@@ -25,15 +31,6 @@ export interface PublicSettings {
   readonly baseUrlV3: string;
   readonly defaults: { readonly baseUrl: string; readonly baseUrlV3: string };
   readonly allowList: readonly string[];
-}
-
-export interface SettingsChange {
-  /** A new key; "" removes the key. */
-  readonly apiKey?: string;
-  /** A new v2 base URL; "" goes back to the default. */
-  readonly baseUrl?: string;
-  /** A new v3 base URL; "" goes back to the default. */
-  readonly baseUrlV3?: string;
 }
 
 export function readSettings(props: GoogleAppsScript.Properties.Properties): StoredSettings {
@@ -75,8 +72,13 @@ export function saveUserSettings(change: unknown): PublicSettings {
   const removals: string[] = [];
   if (apiKey !== undefined && apiKey !== null) {
     if (typeof apiKey !== 'string') throw new Error('The API key must be text');
+    // Surrounding spaces and a final line break are a paste's, not the key's; anything core's check
+    // objects to inside the key (a space, a line break, an invisible character) refuses it, with a
+    // message that does not repeat it.
     const key = apiKey.trim();
+    const problem = key === '' ? undefined : checkApiKey(key);
     if (key === '') removals.push(PROP_API_KEY);
+    else if (problem) throw new Error(`${problem} It was not saved.`);
     else if (!/^[\x21-\x7e]{1,512}$/.test(key)) {
       throw new Error(
         'The API key must be at most 512 printable characters without spaces; it was not saved',

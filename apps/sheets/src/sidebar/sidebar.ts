@@ -1,110 +1,19 @@
 // The sidebar's browser code. It holds no secret: the key goes to the server once and only
-// "set / ending in abcd" comes back. The run is driven from here in chunks (one google.script.run
-// call each), so Stop takes effect between chunks and closing the sidebar loses nothing: the
-// server's checkpoint says where to resume.
+// "set / ending in abcd" comes back (key-panel.ts). The run is driven from here in chunks (one
+// google.script.run call each), so Stop takes effect between chunks and closing the sidebar loses
+// nothing: the server's checkpoint says where to resume.
 import type { RunPlan, RunProgress, RunRequest } from '../server/bulk.js';
-import type { FreezeReport } from '../server/freeze.js';
-import type { PublicSettings } from '../server/settings.js';
-import type { AnswersInfo, OperationInfo, SelectionInfo, SidebarState } from '../server/sidebar-api.js';
-
-interface ScriptRunner {
-  withSuccessHandler(handler: (value: unknown) => void): ScriptRunner;
-  withFailureHandler(handler: (error: { message?: string }) => void): ScriptRunner;
-  [name: string]: unknown;
-}
-declare const google: { script: { run: ScriptRunner } };
-
-function call<T>(name: string, ...args: unknown[]): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const runner = google.script.run
-      .withSuccessHandler((value) => resolve(value as T))
-      .withFailureHandler((error) => reject(new Error(error?.message ?? String(error))));
-    (runner[name] as (...a: unknown[]) => void)(...args);
-  });
-}
-
-const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
-const number = (n: number) => n.toLocaleString('en-US');
+import type { OperationInfo, SelectionInfo } from '../server/sidebar-api.js';
+import { refreshAnswersNow, renderAnswers, wireAnswersPanel } from './answers-panel.js';
+import { $, errorText, number, plural, showMessage } from './dom.js';
+import { renderSettings, wireKeyPanel } from './key-panel.js';
+import { call } from './server.js';
 
 let operations: readonly OperationInfo[] = [];
 let selection: SelectionInfo | null = null;
 let plan: RunPlan | null = null;
 let running = false;
 let stopRequested = false;
-
-function showMessage(text: string, ok = false): void {
-  const box = $('message');
-  box.textContent = text;
-  box.className = ok ? 'ok' : 'error';
-}
-
-function renderSettings(settings: PublicSettings): void {
-  $('key-status').textContent = settings.keySet
-    ? settings.keyHint
-      ? `A key is set (ending in ${settings.keyHint}).`
-      : 'A key is set.'
-    : 'No key is set yet.';
-  $<HTMLInputElement>('base-url').value = settings.baseUrl;
-  $<HTMLInputElement>('base-url-v3').value = settings.baseUrlV3;
-  $<HTMLInputElement>('base-url').placeholder = settings.defaults.baseUrl;
-  $<HTMLInputElement>('base-url-v3').placeholder = settings.defaults.baseUrlV3;
-}
-
-/** Formula answers still only in the 6-hour cache: kept by any menu or sidebar action, or by "Keep them". */
-function renderAnswers(info: AnswersInfo): void {
-  $('answers-text').textContent =
-    info.unkept === 0
-      ? `Every formula answer is kept in this spreadsheet and reused for ${info.days} days.`
-      : `${number(info.unkept)} formula answer${info.unkept === 1 ? ' is' : 's are'} not kept yet: ` +
-        'they are only cached for a few hours, and a recalculation after that would pay for them again.';
-  $<HTMLButtonElement>('keep-answers').disabled = info.unkept === 0;
-  $<HTMLInputElement>('answer-days').value = String(info.days);
-}
-
-async function keepAnswers(): Promise<void> {
-  try {
-    const info = await call<AnswersInfo & { kept: number }>('keepAnswers');
-    renderAnswers(info);
-    showMessage(`Kept ${number(info.kept)} answer${info.kept === 1 ? '' : 's'}; no transaction spent.`, true);
-  } catch (error) {
-    showMessage((error as Error).message);
-  }
-}
-
-let freezeArmed = false;
-
-/** Two clicks: freezing replaces every add-on formula in the spreadsheet with its values. */
-async function freezeAll(): Promise<void> {
-  const button = $<HTMLButtonElement>('freeze-all');
-  if (!freezeArmed) {
-    freezeArmed = true;
-    button.textContent = 'Click again: every formula of this add-on becomes values';
-    return;
-  }
-  freezeArmed = false;
-  button.textContent = 'Freeze results in the whole spreadsheet';
-  try {
-    const report = await call<FreezeReport>('freezeAllResults');
-    showMessage(
-      `Froze ${number(report.formulas)} formula${report.formulas === 1 ? '' : 's'} (${number(report.cells)} cells)` +
-        (report.skipped > 0 ? `; ${number(report.skipped)} left as formulas (they show an error)` : ''),
-      true,
-    );
-  } catch (error) {
-    showMessage((error as Error).message);
-  }
-}
-
-async function saveAnswerDays(event: Event): Promise<void> {
-  event.preventDefault();
-  try {
-    await call<PublicSettings>('saveSettings', { answerDays: $<HTMLInputElement>('answer-days').value });
-    renderAnswers(await call<AnswersInfo>('getAnswersInfo'));
-    showMessage('Saved.', true);
-  } catch (error) {
-    showMessage((error as Error).message);
-  }
-}
 
 function currentOp(): OperationInfo | undefined {
   return operations.find((op) => op.id === $<HTMLSelectElement>('operation').value);
@@ -169,6 +78,8 @@ function invalidatePlan(): void {
   $('plan').textContent = '';
   $('confirm').hidden = true;
   $<HTMLInputElement>('confirm-overwrite').checked = false;
+  $('ask-again').hidden = true;
+  $<HTMLInputElement>('ask-again-unreadable').checked = false;
   $<HTMLButtonElement>('start').disabled = true;
 }
 
@@ -208,16 +119,22 @@ function runRequest(): RunRequest {
   };
 }
 
-async function check(): Promise<void> {
+/**
+ * Check: what the run will do and spend at most. `keepAskAgain` is set when the user ticked or
+ * unticked "ask again", which changes that figure: the plan is asked for again with the box as it is.
+ */
+async function check(keepAskAgain = false): Promise<void> {
   showMessage('');
+  const askAgain = keepAskAgain && $<HTMLInputElement>('ask-again-unreadable').checked;
   invalidatePlan();
   try {
-    const result = await call<RunPlan>('planRun', runRequest());
+    const result = await call('planRun', { ...runRequest(), askAgainUnreadable: askAgain });
     plan = result;
     $('plan').textContent =
       `${number(result.rows)} rows: ${number(result.distinct)} distinct requests, ${number(result.invalid)} invalid, ` +
       `${number(result.empty)} empty. ${number(result.cached)} answers are cached already. ` +
       `This run will spend at most ${number(result.transactions)} transactions. Results go to ${result.targetA1}.`;
+    renderAskAgain(result.unreadable, askAgain);
     if (result.nonEmpty > 0) {
       $('confirm-text').textContent =
         `Overwrite the ${number(result.nonEmpty)} non-empty cells in ${result.targetA1}`;
@@ -225,7 +142,7 @@ async function check(): Promise<void> {
     }
     $<HTMLButtonElement>('start').disabled = result.nonEmpty > 0;
   } catch (error) {
-    showMessage((error as Error).message);
+    showMessage(errorText(error));
   }
 }
 
@@ -234,11 +151,24 @@ async function start(): Promise<void> {
   showMessage('');
   try {
     const confirmed = $<HTMLInputElement>('confirm-overwrite').checked;
-    const progress = await call<RunProgress>('startRun', runRequest(), confirmed);
+    const askAgain = $<HTMLInputElement>('ask-again-unreadable').checked;
+    const progress = await call('startRun', { ...runRequest(), askAgainUnreadable: askAgain }, confirmed);
     await drive(progress);
   } catch (error) {
-    showMessage((error as Error).message);
+    showMessage(errorText(error));
   }
+}
+
+/**
+ * Answers that were paid for but could not be read are never bought again on their own; the user
+ * may ask again, and the box says what that costs.
+ */
+function renderAskAgain(unreadable: number, checked: boolean): void {
+  $('ask-again').hidden = unreadable === 0;
+  $<HTMLInputElement>('ask-again-unreadable').checked = unreadable > 0 && checked;
+  $('ask-again-text').textContent =
+    `Ask again for the ${plural(unreadable, 'answer')} paid for but unreadable ` +
+    `(up to ${plural(unreadable, 'more transaction')}; they were paid once already)`;
 }
 
 function renderProgress(progress: RunProgress): void {
@@ -249,7 +179,8 @@ function renderProgress(progress: RunProgress): void {
   const c = progress.counts;
   $('progress-text').textContent =
     `${number(c.done)} of ${number(progress.total)} rows · ${number(c.spent)} transactions spent · ` +
-    `${number(c.noMatch)} no match · ${number(c.invalid)} invalid · ${number(c.errors)} errors`;
+    `${number(c.noMatch)} no match · ${number(c.invalid)} invalid · ${number(c.errors)} errors` +
+    (c.unreadable ? ` · ${number(c.unreadable)} paid, unreadable` : '');
 }
 
 async function drive(first: RunProgress): Promise<void> {
@@ -269,7 +200,7 @@ async function drive(first: RunProgress): Promise<void> {
         showResume(progress);
         return;
       }
-      progress = await call<RunProgress>('runChunk', progress.runId);
+      progress = await call('runChunk', progress.runId);
       renderProgress(progress);
     }
     showMessage(
@@ -277,7 +208,7 @@ async function drive(first: RunProgress): Promise<void> {
       true,
     );
   } catch (error) {
-    showMessage(`${(error as Error).message} Nothing is lost: resume to continue.`);
+    showMessage(`${errorText(error)} Nothing is lost: resume to continue.`);
     showResume(progress);
   } finally {
     running = false;
@@ -298,7 +229,7 @@ async function resume(): Promise<void> {
   const runId = $('resume-section').dataset.runId;
   if (!runId || running) return;
   showMessage('');
-  const state = await call<SidebarState>('getSidebarState');
+  const state = await call('getSidebarState');
   if (!state.run || state.run.runId !== runId) {
     $('resume-section').hidden = true;
     showMessage('That run is no longer waiting to be resumed.');
@@ -315,53 +246,18 @@ async function discard(): Promise<void> {
   showMessage('The unfinished run was discarded; the rows already written stay.', true);
 }
 
-async function saveKey(event: Event): Promise<void> {
-  event.preventDefault();
-  const input = $<HTMLInputElement>('api-key');
-  const apiKey = input.value;
-  input.value = '';
-  if (apiKey.trim() === '') {
-    showMessage('Type or paste the key first.');
-    return;
-  }
-  try {
-    renderSettings(await call<PublicSettings>('saveSettings', { apiKey }));
-    showMessage('Key saved.', true);
-  } catch (error) {
-    showMessage((error as Error).message);
-  }
-}
-
-async function saveSettingsForm(event: Event, reset = false): Promise<void> {
-  event.preventDefault();
-  const change = reset
-    ? { baseUrl: '', baseUrlV3: '' }
-    : { baseUrl: $<HTMLInputElement>('base-url').value, baseUrlV3: $<HTMLInputElement>('base-url-v3').value };
-  try {
-    renderSettings(await call<PublicSettings>('saveSettings', change));
-    showMessage('Settings saved.', true);
-  } catch (error) {
-    showMessage((error as Error).message);
-  }
-}
-
 async function refreshSelection(): Promise<void> {
   try {
-    selection = await call<SelectionInfo | null>('describeSelection');
+    selection = await call('describeSelection');
     renderSelection();
   } catch (error) {
-    showMessage((error as Error).message);
+    showMessage(errorText(error));
   }
 }
 
 async function init(): Promise<void> {
-  $('key-form').addEventListener('submit', (e) => void saveKey(e));
-  $('remove-key').addEventListener('click', async () => {
-    renderSettings(await call<PublicSettings>('saveSettings', { apiKey: '' }));
-    showMessage('Key removed.', true);
-  });
-  $('settings-form').addEventListener('submit', (e) => void saveSettingsForm(e));
-  $('reset-settings').addEventListener('click', (e) => void saveSettingsForm(e, true));
+  wireKeyPanel();
+  wireAnswersPanel();
   $('operation').addEventListener('change', renderMapping);
   $('target').addEventListener('input', invalidatePlan);
   $('refresh-selection').addEventListener('click', () => void refreshSelection());
@@ -376,15 +272,13 @@ async function init(): Promise<void> {
     $('progress-text').textContent += ' · stopping after this chunk…';
   });
   $('resume').addEventListener('click', () => void resume());
-  $('keep-answers').addEventListener('click', () => void keepAnswers());
-  $('freeze-all').addEventListener('click', () => void freezeAll());
-  $('answer-days-form').addEventListener('submit', (e) => void saveAnswerDays(e));
+  $('ask-again-unreadable').addEventListener('change', () => void check(true));
   $('discard').addEventListener('click', () => void discard());
 
   const view = document.body.dataset.view;
   if (view === 'settings') ($('settings-section') as HTMLDetailsElement).open = true;
   try {
-    const state = await call<SidebarState>('getSidebarState');
+    const state = await call('getSidebarState');
     operations = state.operations;
     const select = $<HTMLSelectElement>('operation');
     for (const op of operations) select.add(new Option(op.title, op.id));
@@ -392,13 +286,8 @@ async function init(): Promise<void> {
     renderAnswers(state.answers);
     // Formulas may buy answers while the sidebar is open: look again every minute, and when the
     // user comes back to the sidebar from the sheet.
-    const refreshAnswers = () => {
-      call<AnswersInfo>('getAnswersInfo')
-        .then(renderAnswers)
-        .catch(() => undefined);
-    };
-    setInterval(refreshAnswers, 60_000);
-    window.addEventListener('focus', refreshAnswers);
+    setInterval(refreshAnswersNow, 60_000);
+    window.addEventListener('focus', refreshAnswersNow);
     selection = state.selection;
     // An unfinished run: show its operation, and offer to resume it.
     if (state.run) select.value = state.run.operation;
@@ -408,7 +297,7 @@ async function init(): Promise<void> {
     else if (view === 'settings') $('base-url').focus();
     else select.focus();
   } catch (error) {
-    showMessage((error as Error).message);
+    showMessage(errorText(error));
   }
   document.body.dataset.ready = 'true';
 }

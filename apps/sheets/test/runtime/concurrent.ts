@@ -96,7 +96,3 @@ export function journaledNow(journal: Journal, clock: JournalClock): () => numbe
   const box = journaled(journal, clock, { now: () => clock.now() }, 'Date');
   return () => box.now();
 }
-
-export function isPause(value: unknown): boolean {
-  return value === PAUSE;
-}

@@ -125,3 +125,6 @@ export class Execution {
     }
   }
 }
+
+/** Start-up cost of loading the script, per KB of code (Apps Script parses every file each time). */
+export const STARTUP_MS_PER_KB = 1;

@@ -7,8 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
-import { createSandbox, type Sandbox, type SandboxOptions } from '@enrich/sandbox';
-import { Journal, journaled, journaledNow } from './concurrent.js';
+import { createSandbox, type Sandbox } from '@enrich/sandbox';
 import {
   CUSTOM_FUNCTION_LIMIT_MS,
   createRealm,
@@ -17,63 +16,23 @@ import {
   exportValue,
   type Mode,
   SIMPLE_TRIGGER_LIMIT_MS,
+  STARTUP_MS_PER_KB,
   TIMEOUT_MESSAGE,
   VirtualClock,
 } from './execution.js';
+import { executionGlobals } from './execution-globals.js';
+import { type ConcurrentCall, runConcurrently } from './run-concurrently.js';
 import { passArgument, passResult } from './script-run.js';
-import {
-  CacheStore,
-  createCacheService,
-  createHtmlService,
-  createLockService,
-  createLogger,
-  createPropertiesService,
-  createSession,
-  createUrlFetchApp,
-  createUtilities,
-  type DailyCounter,
-  htmlOf,
-  PropertyStore,
-  type RecordedRequest,
-} from './services.js';
-import { createSpreadsheetApp, type UiLog } from './spreadsheet-app.js';
+import { CacheStore, type DailyCounter, PropertyStore } from './services.js';
+import type { UiLog } from './spreadsheet-app.js';
 import { type Cell, parseA1, type SheetModel, SpreadsheetModel, type Value } from './spreadsheet-model.js';
+import { AppsScriptError, type ExecutionRecord, type RuntimeOptions, type User } from './types.js';
+import type { RecordedRequest } from './url-fetch.js';
+import { installTime, mapGet, mulberry32, splitArgs } from './vm-helpers.js';
 
 export const DIST = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist');
-/** Start-up cost of loading the script, per KB of code (Apps Script parses every file each time). */
-const STARTUP_MS_PER_KB = 1;
 
-export interface User {
-  readonly email: string;
-}
-
-export interface RuntimeOptions {
-  readonly distDir?: string;
-  readonly sandbox?: Omit<SandboxOptions, 'now'>;
-  /** Network latency added to the sandbox's own delay, per request. */
-  readonly extraLatencyMs?: number;
-  readonly seed?: number;
-}
-
-export interface ExecutionRecord {
-  readonly fn: string;
-  readonly mode: Mode;
-  readonly user: string;
-  readonly started: number;
-  readonly ended: number;
-  readonly error: string | null;
-}
-
-/** The script failed as Apps Script would report it (the message a cell or the sidebar shows). */
-export class AppsScriptError extends Error {
-  constructor(
-    message: string,
-    readonly fn: string,
-  ) {
-    super(message);
-    this.name = 'AppsScriptError';
-  }
-}
+export { AppsScriptError, type ExecutionRecord, type RuntimeOptions, type User } from './types.js';
 
 export class Runtime {
   readonly clock = new VirtualClock();
@@ -108,16 +67,17 @@ export class Runtime {
   /** When true, every tryLock fails at once: the add-on's fallback where LockService does not help. */
   locksRefused = false;
 
-  private readonly script: vm.Script;
-  private readonly codeKb: number;
-  private readonly distDir: string;
+  // Shared with execution-globals.ts and run-concurrently.ts, which build and run executions.
+  readonly script: vm.Script;
+  readonly codeKb: number;
+  readonly distDir: string;
   private readonly userProps = new Map<string, PropertyStore>();
   private readonly userCaches = new Map<string, CacheStore>();
-  private readonly fetchCounters = new Map<string, DailyCounter>();
-  private readonly propertyCounters = new Map<string, DailyCounter>();
-  private readonly locks = new Map<string, Execution>();
-  private readonly random: () => number;
-  private globalNames: string[] = [];
+  readonly fetchCounters = new Map<string, DailyCounter>();
+  readonly propertyCounters = new Map<string, DailyCounter>();
+  readonly locks = new Map<string, Execution>();
+  readonly random: () => number;
+  globalNames: string[] = [];
 
   constructor(options: RuntimeOptions = {}) {
     this.distDir = options.distDir ?? DIST;
@@ -274,11 +234,11 @@ export class Runtime {
       () => this.clock.now(),
       () => this.random(),
     );
-    Object.assign(context, this.services(exec, realm, user, mode));
+    Object.assign(context, executionGlobals(this, exec, realm, user, mode));
     return { context, realm, exec };
   }
 
-  private limitFor(mode: Mode): number {
+  limitFor(mode: Mode): number {
     return (
       this.limitOverrideMs ??
       (mode === 'custom'
@@ -289,173 +249,16 @@ export class Runtime {
     );
   }
 
-  /** The globals Apps Script gives an execution: its services, bound to it. */
-  private services(exec: Execution, realm: ReturnType<typeof createRealm>, user: User, mode: Mode) {
-    // In a custom function, getUserProperties() is the spreadsheet owner's store, whoever edits the cell.
-    const propertiesUser = mode === 'custom' ? this.owner : user;
-    const { Logger, console } = createLogger(this.logs);
-    return {
-      SpreadsheetApp: createSpreadsheetApp(exec, {
-        model: this.spreadsheet,
-        ui: this.ui,
-        globalFunctions: () => this.globalNames,
-        htmlContent: htmlOf,
-        limitedMayWrite: () => this.limitedMayWrite,
-        takeFault: (method) => {
-          const fault = this.faults.get(method);
-          this.faults.delete(method);
-          return fault;
-        },
-      }),
-      PropertiesService: createPropertiesService(exec, {
-        userStore: () => this.userProperties(propertiesUser),
-        documentStore: () => this.documentProperties,
-        scriptStore: () => this.scriptProperties,
-        opsCounter: () => mapGet(this.propertyCounters, propertiesUser.email, () => ({ day: -1, count: 0 })),
-      }),
-      CacheService: createCacheService(exec, {
-        userCache: () => this.userCache(propertiesUser),
-        documentCache: () => this.documentCache,
-        scriptCache: () => this.scriptCache,
-      }),
-      LockService: createLockService(exec, this.locks, () => this.locksRefused),
-      UrlFetchApp: createUrlFetchApp(exec, {
-        sandbox: this.sandbox,
-        allowList: this.allowList,
-        extraLatencyMs: this.extraLatencyMs,
-        log: this.http,
-        counter: () => mapGet(this.fetchCounters, user.email, () => ({ day: -1, count: 0 })),
-      }),
-      Utilities: createUtilities(exec, this.random),
-      HtmlService: createHtmlService(exec, {
-        readFile: (name) => {
-          const file = `${name.replace(/\.html$/, '')}.html`;
-          try {
-            return readFileSync(join(this.distDir, file), 'utf8');
-          } catch {
-            throw realm.error(`No HTML file named ${name} was found.`);
-          }
-        },
-      }),
-      Session: createSession(exec, `tmp-${user.email.length}-${user.email.charCodeAt(0)}`),
-      ScriptApp: {
-        AuthMode: { NONE: 'NONE', LIMITED: 'LIMITED', FULL: 'FULL', CUSTOM_FUNCTION: 'CUSTOM_FUNCTION' },
-      },
-      Logger,
-      console,
-    };
-  }
-
   /**
    * Runs calls as executions that overlap in time (at most `concurrency` at once; Apps Script allows
    * 30 simultaneous executions per user), each on its own clock, interleaved where they wait
-   * (runtime/concurrent.ts). The runtime's clock ends when the last one ends. Returns each call's
-   * result or error message, in order.
+   * (run-concurrently.ts). Returns each call's result or error message, in order.
    */
   runConcurrently(
-    calls: readonly { user: User; mode: Mode; fn: string; args: readonly unknown[] }[],
+    calls: readonly ConcurrentCall[],
     concurrency = 30,
   ): ({ value: unknown } | { error: string })[] {
-    interface Task {
-      readonly index: number;
-      readonly call: (typeof calls)[number];
-      readonly exec: Execution;
-      readonly journal: Journal;
-      readonly services: Record<string, unknown>;
-      readonly first: vm.Context;
-      readonly seed: number;
-      attempts: number;
-      wakeAt: number;
-    }
-    const t0 = this.clock.now();
-    const results: ({ value: unknown } | { error: string })[] = [];
-    const queue = calls.map((call, index) => ({ call, index }));
-    const running: Task[] = [];
-    let end = t0;
-    const startNext = (at: number) => {
-      const next = queue.shift();
-      if (!next) return;
-      const first = vm.createContext({});
-      const realm = createRealm(first);
-      const exec = new Execution(
-        new VirtualClock(at),
-        next.call.mode,
-        next.call.user,
-        this.limitFor(next.call.mode),
-        realm,
-      );
-      exec.concurrent = true;
-      const services = this.services(exec, realm, next.call.user, next.call.mode) as Record<string, unknown>;
-      running.push({
-        index: next.index,
-        call: next.call,
-        exec,
-        journal: new Journal(),
-        services,
-        first,
-        seed: Math.floor(this.random() * 2 ** 31),
-        attempts: 0,
-        wakeAt: at,
-      });
-    };
-    for (let i = 0; i < concurrency; i++) startNext(t0);
-    while (running.length > 0) {
-      running.sort((a, b) => a.wakeAt - b.wakeAt || a.index - b.index);
-      const task = running[0] as Task;
-      const { exec, journal } = task;
-      if (exec.clock.now() < task.wakeAt) exec.clock.advance(task.wakeAt - exec.clock.now());
-      const context = task.attempts === 0 ? task.first : vm.createContext({});
-      const realm = task.attempts === 0 ? exec.realm : createRealm(context);
-      journal.pos = 0;
-      installTime(context, journaledNow(journal, exec.clock), mulberry32(task.seed));
-      for (const [name, service] of Object.entries(task.services)) {
-        context[name] =
-          name === 'Logger' || name === 'console' || name === 'ScriptApp'
-            ? service
-            : journaled(journal, exec.clock, service, name);
-      }
-      let value: unknown;
-      let failure: string | null = null;
-      try {
-        if (task.attempts === 0) exec.enter(this.codeKb * STARTUP_MS_PER_KB);
-        task.attempts++;
-        this.script.runInContext(context);
-        const target = context[task.call.fn];
-        if (typeof target !== 'function') throw new Error(`Script function not found: ${task.call.fn}`);
-        value = (target as (...a: unknown[]) => unknown)(
-          ...(realm.importValue([...task.call.args]) as unknown[]),
-        );
-      } catch (error) {
-        failure =
-          error !== null && typeof error === 'object' && typeof (error as Error).message === 'string'
-            ? (error as Error).message
-            : String(error);
-      }
-      if (journal.diverged !== null) throw new Error(`${task.call.fn}: ${journal.diverged}`);
-      if (journal.pausedUntil !== null && !exec.killed) {
-        task.wakeAt = journal.pausedUntil;
-        journal.pausedUntil = null;
-        continue;
-      }
-      running.shift();
-      if (exec.killed) failure = TIMEOUT_MESSAGE;
-      for (const name of exec.locks) if (this.locks.get(name) === exec) this.locks.delete(name);
-      const ended = exec.clock.now();
-      end = Math.max(end, ended);
-      this.executions.push({
-        fn: task.call.fn,
-        mode: task.call.mode,
-        user: task.call.user.email,
-        started: exec.started,
-        ended,
-        error: failure,
-      });
-      if (failure !== null) this.errors.push(failure);
-      results[task.index] = failure !== null ? { error: failure } : { value: exportValue(value) };
-      startNext(ended);
-    }
-    this.clock.advance(end - t0);
-    return results;
+    return runConcurrently(this, calls, concurrency);
   }
 
   /**
@@ -543,58 +346,4 @@ export class Runtime {
 
 export function createRuntime(options: RuntimeOptions = {}): Runtime {
   return new Runtime(options);
-}
-
-function mapGet<K, V>(map: Map<K, V>, key: K, make: () => V): V {
-  let value = map.get(key);
-  if (value === undefined) {
-    value = make();
-    map.set(key, value);
-  }
-  return value;
-}
-
-function splitArgs(text: string): string[] {
-  const args: string[] = [];
-  let depth = 0;
-  let quoted = false;
-  let current = '';
-  for (const ch of text) {
-    if (ch === '"') quoted = !quoted;
-    if (!quoted && ch === '(') depth++;
-    if (!quoted && ch === ')') depth--;
-    if (!quoted && depth === 0 && ch === ',') {
-      args.push(current.trim());
-      current = '';
-    } else current += ch;
-  }
-  if (current.trim() !== '' || args.length > 0) args.push(current.trim());
-  return args;
-}
-
-/** Date follows the given clock, and Math.random the given sequence: runs repeat exactly. */
-function installTime(context: vm.Context, now: () => number, random: () => number): void {
-  vm.compileFunction(
-    `const D = Date;
-     class VirtualDate extends D {
-       constructor(...args) { if (args.length === 0) super(now()); else super(...args); }
-       static now() { return now(); }
-     }
-     globalThis.Date = VirtualDate;
-     Math.random = random;`,
-    ['now', 'random'],
-    { parsingContext: context },
-  )(now, random);
-}
-
-/** A small seeded generator, so that jitter and ids repeat from run to run. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

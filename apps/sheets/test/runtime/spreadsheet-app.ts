@@ -2,6 +2,7 @@
 // (get*) but not write (set*), open other files or reach the UI; AuthMode.NONE (onOpen before the
 // add-on is authorised) may only build menus. Each call costs virtual time, like the real service.
 import type { Execution } from './execution.js';
+import { charsOf, checkGrid, display } from './grid-check.js';
 import {
   a1Of,
   type Box,
@@ -31,15 +32,6 @@ export const SPREADSHEET_COSTS = {
   perKcharRead: 2,
   perKcharWrite: 5,
 };
-
-/** Sheets refuses a cell of more than 50,000 characters. */
-export const MAX_CELL_CHARS = 50_000;
-
-function charsOf(values: readonly (readonly unknown[])[]): number {
-  let chars = 0;
-  for (const row of values) for (const v of row) if (typeof v === 'string') chars += v.length;
-  return chars;
-}
 
 export interface SpreadsheetHost {
   readonly model: SpreadsheetModel;
@@ -86,42 +78,6 @@ export function createSpreadsheetApp(exec: Execution, host: SpreadsheetHost) {
       out.push(line);
     }
     return realm.importValue(out);
-  }
-
-  function checkGrid(box: Box, values: unknown, what: string): Value[][] {
-    if (!Array.isArray(values))
-      fail(`The parameters (${typeof values}) don't match the method signature for ${what}.`);
-    const rows = values as unknown[];
-    if (rows.length !== box.numRows) {
-      fail(
-        `The number of rows in the data does not match the number of rows in the range. The data has ${rows.length} but the range has ${box.numRows}.`,
-      );
-    }
-    for (const row of rows) {
-      if (!Array.isArray(row)) fail(`The parameters don't match the method signature for ${what}.`);
-      for (const v of row as unknown[]) {
-        if (typeof v === 'string' && v.length > MAX_CELL_CHARS) {
-          fail(`Your input contains more than the maximum of ${MAX_CELL_CHARS} characters in a single cell.`);
-        }
-      }
-      if ((row as unknown[]).length !== box.numColumns) {
-        fail(
-          `The number of columns in the data does not match the number of columns in the range. The data has ${(row as unknown[]).length} but the range has ${box.numColumns}.`,
-        );
-      }
-      for (const v of row as unknown[]) {
-        const ok =
-          typeof v === 'string' ||
-          typeof v === 'number' ||
-          typeof v === 'boolean' ||
-          Object.prototype.toString.call(v) === '[object Date]';
-        if (!ok)
-          fail(
-            `${what}: cell values must be text, numbers, booleans or dates; got ${v === null ? 'null' : typeof v}`,
-          );
-      }
-    }
-    return rows as Value[][];
   }
 
   function range(sheet: SheetModel, box: Box): object {
@@ -185,7 +141,7 @@ export function createSpreadsheetApp(exec: Execution, host: SpreadsheetHost) {
       },
       setValues: (values: unknown) => {
         write('setValues', cells, Array.isArray(values) ? charsOf(values as unknown[][]) : 0);
-        sheet.write(box, checkGrid(box, values, 'Range.setValues'));
+        sheet.write(box, checkGrid(box, values, 'Range.setValues', fail));
         return self;
       },
       setValue: (value: unknown) => {
@@ -193,7 +149,7 @@ export function createSpreadsheetApp(exec: Execution, host: SpreadsheetHost) {
         const grid1 = Array.from({ length: box.numRows }, () =>
           Array.from({ length: box.numColumns }, () => value),
         );
-        sheet.write(box, checkGrid(box, grid1, 'Range.setValue'));
+        sheet.write(box, checkGrid(box, grid1, 'Range.setValue', fail));
         return self;
       },
       setNumberFormat: (format: unknown) => {
@@ -204,7 +160,7 @@ export function createSpreadsheetApp(exec: Execution, host: SpreadsheetHost) {
       },
       setNumberFormats: (formats: unknown) => {
         write('setNumberFormats', cells);
-        const checked = checkGrid(box, formats, 'Range.setNumberFormats');
+        const checked = checkGrid(box, formats, 'Range.setNumberFormats', fail);
         sheet.setFormat(box, (r, c) => String((checked[r] as Value[])[c]));
         return self;
       },
@@ -384,13 +340,4 @@ export function createSpreadsheetApp(exec: Execution, host: SpreadsheetHost) {
     openById: () => fail('You do not have permission to call SpreadsheetApp.openById'),
     openByUrl: () => fail('You do not have permission to call SpreadsheetApp.openByUrl'),
   };
-}
-
-export function display(value: Value): string {
-  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
-  if (value instanceof Date || Object.prototype.toString.call(value) === '[object Date]') {
-    const d = value as Date;
-    return `${d.getUTCMonth() + 1}/${d.getUTCDate()}/${d.getUTCFullYear()}`;
-  }
-  return String(value);
 }

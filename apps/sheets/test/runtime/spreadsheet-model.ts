@@ -2,7 +2,13 @@
 // string is parsed as if typed (formulas, numbers losing leading zeros, dates), unless it starts
 // with an apostrophe or the cell is plain-text formatted; array results of formulas spill and
 // vanish with their formula; every write and format change is counted per cell, so tests can
-// prove what was (and was not) touched.
+// prove what was (and was not) touched. A1 notation is in a1.ts, how typed text is read in
+// typed-input.ts.
+import { a1Of, type Box, parseA1 } from './a1.js';
+import { parseInput, shiftRows, toGrid } from './typed-input.js';
+
+export { a1Of, type Box, parseA1 } from './a1.js';
+export { parseInput } from './typed-input.js';
 
 export type Value = string | number | boolean | Date;
 
@@ -21,54 +27,7 @@ export interface Cell {
   touches: number;
 }
 
-export const TEXT_FORMAT = '@';
 const MAX_COLUMNS = 18_278; // ZZZ
-
-export function columnNumber(letters: string): number {
-  let n = 0;
-  for (const ch of letters.toUpperCase()) n = n * 26 + (ch.charCodeAt(0) - 64);
-  return n;
-}
-
-export function columnLetters(column: number): string {
-  let n = column;
-  let out = '';
-  while (n > 0) {
-    const rest = (n - 1) % 26;
-    out = String.fromCharCode(65 + rest) + out;
-    n = Math.floor((n - 1) / 26);
-  }
-  return out;
-}
-
-export interface Box {
-  readonly row: number;
-  readonly column: number;
-  readonly numRows: number;
-  readonly numColumns: number;
-}
-
-/** "B2", "B2:D10", "A2:A" (to the last row), with or without $; no sheet name. */
-export function parseA1(a1: string, maxRows: number): Box {
-  const m = /^\$?([A-Za-z]{1,3})\$?(\d+)(?::\$?([A-Za-z]{1,3})\$?(\d*))?$/.exec(a1.trim());
-  if (!m) throw new Error(`Range not found: ${a1}`);
-  const column = columnNumber(m[1] as string);
-  const row = Number(m[2]);
-  const lastColumn = m[3] ? columnNumber(m[3]) : column;
-  const lastRow = m[3] === undefined ? row : m[4] ? Number(m[4]) : maxRows;
-  return {
-    row: Math.min(row, lastRow),
-    column: Math.min(column, lastColumn),
-    numRows: Math.abs(lastRow - row) + 1,
-    numColumns: Math.abs(lastColumn - column) + 1,
-  };
-}
-
-export function a1Of(box: Box): string {
-  const first = `${columnLetters(box.column)}${box.row}`;
-  if (box.numRows === 1 && box.numColumns === 1) return first;
-  return `${first}:${columnLetters(box.column + box.numColumns - 1)}${box.row + box.numRows - 1}`;
-}
 
 const key = (row: number, column: number) => row * 100_000 + column;
 const rowOf = (k: number) => Math.floor(k / 100_000);
@@ -309,68 +268,8 @@ export class SheetModel {
   }
 }
 
-/** Rewrites the row numbers of relative A1 references in a formula (not inside "quoted" text). */
-export function shiftRows(formula: string, move: (row: number) => number): string {
-  return formula
-    .split(/("(?:[^"]|"")*")/)
-    .map((part, i) =>
-      i % 2 === 1
-        ? part
-        : part.replace(/(\$?)([A-Za-z]{1,3})(\$?)(\d+)\b/g, (all, c$, letters, r$, digits) =>
-            r$ === '$' ? all : `${c$}${letters}${r$}${move(Number(digits))}`,
-          ),
-    )
-    .join('');
-}
-
 export function isEmpty(cell: Cell): boolean {
   return cell.value === '' && !cell.formula;
-}
-
-/**
- * How Sheets reads a value written as if typed. Strict where Google does not document it: a
- * leading =, +, - or @ makes a formula even in a plain-text cell (unless the rest is a plain
- * number); only a leading apostrophe surely makes text, and it is not kept.
- */
-export function parseInput(input: Value, format: string | undefined): { value: Value; formula?: string } {
-  if (typeof input !== 'string') return { value: input };
-  if (input.startsWith("'")) return { value: input.slice(1) };
-  if (/^[=+\-@]/.test(input) && !/^[+-]?\d+(\.\d+)?$/.test(input)) {
-    return { value: '', formula: input.startsWith('=') ? input : `=${input}` };
-  }
-  if (format === TEXT_FORMAT) return { value: input };
-  if (/^[+-]?\d+(\.\d+)?$/.test(input.trim())) return { value: Number(input) };
-  if (/^(true|false)$/i.test(input.trim())) return { value: input.trim().toUpperCase() === 'TRUE' };
-  const date = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(input.trim());
-  if (date) return { value: new Date(Date.UTC(Number(date[3]), Number(date[1]) - 1, Number(date[2]))) };
-  return { value: input };
-}
-
-/** A custom function's return value as a grid of cell values, or why Sheets would show #ERROR!. */
-function toGrid(value: unknown): Value[][] | string {
-  const cellOf = (v: unknown): Value | string | undefined => {
-    if (v === null || v === undefined) return '';
-    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
-    if (Object.prototype.toString.call(v) === '[object Date]') return v as Date;
-    return undefined;
-  };
-  const rows = Array.isArray(value) ? value : [[value]];
-  if (rows.length === 0) return 'Result was empty.';
-  const grid: Value[][] = [];
-  let width = -1;
-  for (const row of rows) {
-    const line = Array.isArray(row) ? row : [row];
-    if (width === -1) width = line.length;
-    if (line.length !== width || width === 0) return 'Result rows must all have the same, non-zero width.';
-    const cells: Value[] = [];
-    for (const v of line) {
-      const cell = cellOf(v);
-      if (cell === undefined) return 'Result was not a number, text, boolean or date.';
-      cells.push(cell);
-    }
-    grid.push(cells);
-  }
-  return grid;
 }
 
 export class SpreadsheetModel {

@@ -1,0 +1,79 @@
+// The answers one chunk of a run needs: for each request whose first row is in the chunk, the kept
+// answer (cache or durable store), else one bought now in fetchAll rounds. Answers go to the
+// document cache after every round, so a chunk cut short between fetching and writing finds them
+// again when resumed.
+import type { CleanInput, Outcome, Settings } from '@enrich/core';
+import { saveAnswers } from './answers.js';
+import { SIDEBAR_KEY_REFUSED } from './messages.js';
+import { pendingRequests } from './pending.js';
+import type { PlannedRow, Resolved } from './run-target.js';
+import { sendAll } from './send.js';
+
+/** No fetch round of a chunk starts after this; what is left goes to the next chunk. */
+const CHUNK_FETCH_BUDGET_MS = 60_000;
+
+export interface ChunkAnswers {
+  readonly byKey: Map<string, Outcome>;
+  readonly spent: number;
+  readonly cached: number;
+  readonly parallel: number;
+}
+
+export interface ChunkWindow {
+  readonly plans: readonly PlannedRow[];
+  /** Request key → the first row (0-based) that asks it. */
+  readonly firstRow: ReadonlyMap<string, number>;
+  readonly start: number;
+  readonly end: number;
+}
+
+export interface ChunkFetchOptions {
+  /** When the chunk started (ms): its fetch budget counts from here. */
+  readonly started: number;
+  /** fetchAll round size carried from the previous chunk. */
+  readonly parallel: number;
+  /** Unreadable answers paid before this (ms) are bought again: the user asked for it. */
+  readonly askAgainBefore?: number;
+}
+
+/** Answers for the requests whose first row is in [start, end): kept ones, else fetched. */
+export function fetchChunkAnswers(
+  run: Resolved,
+  settings: Settings,
+  window: ChunkWindow,
+  options: ChunkFetchOptions,
+): ChunkAnswers {
+  const { plans, firstRow, start, end } = window;
+  const wanted = new Map<string, CleanInput>();
+  for (let i = start; i < end; i++) {
+    const plan = plans[i];
+    if (plan?.kind === 'request' && plan.input && firstRow.get(plan.key) === i)
+      wanted.set(plan.key, plan.input);
+  }
+  const byKey = new Map<string, Outcome>();
+  if (wanted.size === 0) return { byKey, spent: 0, cached: 0, parallel: options.parallel };
+  const { cache, ids, cached, jobs } = pendingRequests(run.op, wanted, settings, {
+    askAgainBefore: options.askAgainBefore,
+  });
+  for (const [key, outcome] of cached) byKey.set(key, outcome);
+  const report = sendAll(run.op, jobs, {
+    deadline: options.started + CHUNK_FETCH_BUDGET_MS,
+    parallel: options.parallel,
+    onAnswers: (answers) => saveAnswers(cache, answers),
+  });
+  const progressed = report.outcomes.size > 0 || cached.size > 0;
+  for (const [key, id] of ids) {
+    const outcome = report.outcomes.get(id);
+    if (outcome?.kind === 'error' && outcome.error.code === 'unauthorized') {
+      throw new Error(SIDEBAR_KEY_REFUSED);
+    }
+    if (outcome) byKey.set(key, outcome);
+    else if (!progressed && !cached.has(key)) {
+      // Nothing at all moved in this chunk (say, a long Retry-After): give the rows their last error
+      // so that the run goes on instead of asking again for ever.
+      const last = report.lastErrors.get(id);
+      if (last) byKey.set(key, last);
+    }
+  }
+  return { byKey, spent: report.spent, cached: cached.size, parallel: report.parallel };
+}

@@ -1,0 +1,145 @@
+// One chunk of a run, driven by the sidebar: up to CHUNK_ROWS rows, in order. A chunk fetches what
+// its rows need, writes a contiguous run of rows (up to the first one still waiting for an answer),
+// then moves the checkpoint; so a stopped, failed or abandoned run resumes where it was and pays for
+// nothing twice. Target cells that were empty at the start are checked again before writing.
+import { checkApiKey, type LeafValue, type Outcome, type RowOutcomeKind, rowStatusText } from '@enrich/core';
+import { type CellValue, TEXT_FORMAT, toCells } from './cells.js';
+import { deleteCheckpoint, loadCheckpoint, type RunCounts, saveCheckpoint } from './checkpoint.js';
+import { STATUS_COLUMN } from './messages.js';
+import { fetchChunkAnswers } from './run-answers.js';
+import { progressOf } from './run-progress.js';
+import { blankRow, copySources, kindOfStatus, rowForOutcome, statusRow } from './run-rows.js';
+import { countNonEmpty, readPlans, resolveCheckpoint, spreadsheetId } from './run-target.js';
+import type { RunProgress } from './run-types.js';
+import { currentScrubber } from './scrub.js';
+import { asCoreSettings, noKeyMessageForSidebar, userSettings } from './settings.js';
+
+/** Rows per chunk: a few seconds of work at realistic latency, far from the 6-minute limit. */
+export const CHUNK_ROWS = 250;
+
+/** Does the next chunk of the run and returns where it stands. */
+export function runChunk(runId: string): RunProgress {
+  const lock = LockService.getDocumentLock();
+  if (!lock.tryLock(10_000))
+    throw new Error('Another run is writing to this spreadsheet; try again in a moment.');
+  try {
+    return doChunk(runId);
+  } finally {
+    lock.releaseLock();
+  }
+}
+
+function doChunk(runId: string): RunProgress {
+  const started = Date.now();
+  const ssId = spreadsheetId();
+  const checkpoint = loadCheckpoint(ssId);
+  if (!checkpoint || checkpoint.id !== runId) {
+    throw new Error('This run is no longer current (it finished, or another one replaced it).');
+  }
+  const run = resolveCheckpoint(checkpoint);
+  const total = run.sel.numRows - 1;
+  if (checkpoint.next >= total) {
+    deleteCheckpoint(ssId);
+    return progressOf(checkpoint, run, true);
+  }
+  const stored = userSettings();
+  if (!stored.apiKey) throw new Error(noKeyMessageForSidebar());
+  const keyProblem = checkApiKey(stored.apiKey);
+  if (keyProblem) throw new Error(keyProblem);
+  const settings = asCoreSettings(stored);
+
+  const start = checkpoint.next;
+  const end = Math.min(total, start + CHUNK_ROWS);
+  const plans = readPlans(run, end);
+  const firstRow = new Map<string, number>();
+  plans.forEach((plan, i) => {
+    if (plan.kind === 'request' && !firstRow.has(plan.key)) firstRow.set(plan.key, i);
+  });
+
+  const answers = fetchChunkAnswers(
+    run,
+    settings,
+    { plans, firstRow, start, end },
+    { started, parallel: checkpoint.parallel, askAgainBefore: checkpoint.askAgainBefore },
+  );
+  checkpoint.parallel = answers.parallel;
+  if (answers.spent > 0) {
+    // Recorded before writing: if the write fails, the answers wait in the cache, and the count of
+    // what was paid must not be lost with the chunk.
+    checkpoint.counts = { ...checkpoint.counts, spent: checkpoint.counts.spent + answers.spent };
+    saveCheckpoint(ssId, checkpoint);
+  }
+
+  // Rows up to the first one still waiting for an answer are written now.
+  let stop = end;
+  for (let i = start; i < end; i++) {
+    const plan = plans[i];
+    if (
+      plan?.kind === 'request' &&
+      (firstRow.get(plan.key) as number) >= start &&
+      !answers.byKey.has(plan.key)
+    ) {
+      stop = i;
+      break;
+    }
+  }
+
+  const copies = copySources(run, plans, firstRow, start, stop);
+  const counts: RunCounts = { ...checkpoint.counts, unreadable: checkpoint.counts.unreadable ?? 0 };
+  counts.cached += answers.cached;
+  const scrub = currentScrubber();
+  const out: CellValue[][] = [];
+  for (let i = start; i < stop; i++) {
+    const plan = plans[i];
+    let row: LeafValue[];
+    if (!plan || plan.kind === 'empty') {
+      row = blankRow(run.width);
+      counts.empty++;
+    } else if (plan.kind === 'invalid') {
+      row = statusRow(run.width, rowStatusText('invalid', plan.message));
+      counts.invalid++;
+    } else {
+      const first = firstRow.get(plan.key) as number;
+      let kind: RowOutcomeKind;
+      if (first < start) {
+        row = copies.get(first) as LeafValue[];
+        kind = kindOfStatus(String(row[0]));
+      } else {
+        const written = rowForOutcome(run, answers.byKey.get(plan.key) as Outcome);
+        row = written.cells;
+        kind = written.kind;
+      }
+      count(counts, kind);
+    }
+    out.push(toCells(row, scrub));
+  }
+
+  if (stop > start) {
+    const writeFrom = start === 0 ? 0 : start + 1; // selection row offset; 0 is the header row
+    const writeTo = stop + 1;
+    if (!checkpoint.overwrite && countNonEmpty(run, writeFrom, writeTo) > 0) {
+      throw new Error(
+        'Target cells that were empty when the run started are no longer empty; start again and confirm to overwrite them.',
+      );
+    }
+    const values = start === 0 ? [toCells([STATUS_COLUMN, ...run.columns], scrub), ...out] : out;
+    const range = run.sheet.getRange(run.sel.row + writeFrom, run.targetColumn, values.length, run.width);
+    range.setNumberFormat(TEXT_FORMAT);
+    range.setValues(values);
+  }
+  counts.done = stop;
+  checkpoint.next = stop;
+  checkpoint.counts = counts;
+  const finished = stop >= total;
+  if (finished) deleteCheckpoint(ssId);
+  else saveCheckpoint(ssId, checkpoint);
+  SpreadsheetApp.flush();
+  return progressOf(checkpoint, run, finished);
+}
+
+/** Counts a request row by what it came to. */
+function count(counts: RunCounts, kind: RowOutcomeKind): void {
+  if (kind === 'no-match') counts.noMatch++;
+  else if (kind === 'unreadable') counts.unreadable = (counts.unreadable ?? 0) + 1;
+  else if (kind !== 'ok') counts.errors++;
+}

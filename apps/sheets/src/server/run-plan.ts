@@ -1,0 +1,45 @@
+// Check: what a run over the selection will do and spend at most, before anything is sent.
+import { type CleanInput, operationUrl } from '@enrich/core';
+import { answerKey, documentCache } from './answers.js';
+import { keptAnswers } from './pending.js';
+import { countNonEmpty, inputA1, readPlans, resolve, targetA1 } from './run-target.js';
+import type { RunPlan, RunRequest } from './run-types.js';
+import { asCoreSettings, userSettings } from './settings.js';
+
+export function planRun(request: RunRequest): RunPlan {
+  const run = resolve(request);
+  const total = run.sel.numRows - 1;
+  const plans = readPlans(run, total);
+  const distinct = new Map<string, CleanInput>();
+  let empty = 0;
+  let invalid = 0;
+  for (const plan of plans) {
+    if (plan.kind === 'empty') empty++;
+    else if (plan.kind === 'invalid') invalid++;
+    else if (plan.input && !distinct.has(plan.key)) distinct.set(plan.key, plan.input);
+  }
+  let cached = 0;
+  let unreadable = 0;
+  const target = operationUrl(run.op, asCoreSettings(userSettings()));
+  if (target.ok && distinct.size > 0) {
+    const ids = [...distinct.keys()].map((k) => answerKey(target.url, k));
+    const kept = keptAnswers(documentCache(), ids);
+    cached = kept.size;
+    for (const answer of kept.values()) if (answer.outcome.kind === 'unreadable') unreadable++;
+  }
+  const askAgain = request.askAgainUnreadable === true ? unreadable : 0;
+  return {
+    operation: run.op.id,
+    rows: total,
+    empty,
+    invalid,
+    distinct: distinct.size,
+    cached,
+    unreadable,
+    transactions: distinct.size - cached + askAgain,
+    nonEmpty: countNonEmpty(run, 0, run.sel.numRows),
+    inputA1: inputA1(run),
+    targetA1: targetA1(run),
+    columns: run.columns,
+  };
+}

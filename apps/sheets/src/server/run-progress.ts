@@ -1,0 +1,18 @@
+// Where a run stands, as the sidebar shows it.
+import type { Checkpoint } from './checkpoint.js';
+import { inputA1, type Resolved, targetA1 } from './run-target.js';
+import type { RunProgress } from './run-types.js';
+
+export function progressOf(checkpoint: Checkpoint, run: Resolved, finished = false): RunProgress {
+  return {
+    runId: checkpoint.id,
+    operation: run.op.id,
+    title: run.op.title,
+    sheetName: run.sheet.getName(),
+    inputA1: inputA1(run),
+    targetA1: targetA1(run),
+    total: run.sel.numRows - 1,
+    finished,
+    counts: { ...checkpoint.counts, unreadable: checkpoint.counts.unreadable ?? 0 },
+  };
+}

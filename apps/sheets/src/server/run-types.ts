@@ -1,0 +1,59 @@
+// What the sidebar and the server exchange about a bulk run: plain data that crosses
+// google.script.run (no Date, no undefined in arrays).
+import type { OperationId } from '@enrich/core';
+import type { RunCounts } from './checkpoint.js';
+
+export interface RangeRef {
+  readonly sheetId: number;
+  readonly row: number;
+  readonly column: number;
+  readonly numRows: number;
+  readonly numColumns: number;
+}
+
+export interface RunRequest {
+  readonly selection: RangeRef;
+  readonly operation: string;
+  /** Input field → column offset in the selection. */
+  readonly mapping: Readonly<Record<string, number>>;
+  /** Output columns (core's flat names); empty for the operation's defaults. */
+  readonly columns: readonly string[];
+  /** First target column (1-based); default: right after the selection. */
+  readonly targetColumn?: number | null;
+  /**
+   * Ask again for the answers that were paid for but could not be read (each one a transaction
+   * more). Never set unless the user ticked the box that states that cost.
+   */
+  readonly askAgainUnreadable?: boolean;
+}
+
+export interface RunPlan {
+  readonly operation: OperationId;
+  readonly rows: number;
+  readonly empty: number;
+  readonly invalid: number;
+  readonly distinct: number;
+  /** Distinct requests whose answers are kept already (cache or durable store). */
+  readonly cached: number;
+  /** Of those, answers that were paid for but could not be read: asked again only on request. */
+  readonly unreadable: number;
+  /** What the run will spend at most: distinct valid requests not kept (plus the unreadable ones, if asked again). */
+  readonly transactions: number;
+  /** Target cells that hold a value or a formula. */
+  readonly nonEmpty: number;
+  readonly inputA1: string;
+  readonly targetA1: string;
+  readonly columns: readonly string[];
+}
+
+export interface RunProgress {
+  readonly runId: string;
+  readonly operation: OperationId;
+  readonly title: string;
+  readonly sheetName: string;
+  readonly inputA1: string;
+  readonly targetA1: string;
+  readonly total: number;
+  readonly finished: boolean;
+  readonly counts: RunCounts;
+}
