@@ -12,6 +12,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { DEFAULT_MAX_BODY_BYTES, type HttpRequest, type HttpResponse, type Transport } from '@enrich/core';
+import { AbortSet } from './abort-set.js';
 
 export interface HttpTransportOptions {
   /** The deadline of one exchange, from sending to the last byte of the body. */
@@ -24,19 +25,27 @@ export interface HttpTransportOptions {
 
 export function createHttpTransport(options: HttpTransportOptions = {}): Transport {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const cancel = new AbortSet(options.signal);
+  // Parsed once per address: a run sends thousands of requests to one or two.
+  const urls = new Map<string, URL>();
   const agents = {
     'http:': new HttpAgent({ keepAlive: true, keepAliveMsecs: 30_000 }),
     'https:': new HttpsAgent({ keepAlive: true, keepAliveMsecs: 30_000 }),
   };
   return (request: HttpRequest) =>
     new Promise<HttpResponse>((resolve, reject) => {
-      const url = new URL(request.url);
+      let url = urls.get(request.url);
+      if (url === undefined) {
+        url = new URL(request.url);
+        if (urls.size < 16) urls.set(request.url, url);
+      }
       const secure = url.protocol === 'https:';
       if (!secure && url.protocol !== 'http:') {
         reject(new Error(`unsupported scheme ${url.protocol}`));
         return;
       }
-      const body = Buffer.from(request.body);
+      // A string body goes out in one write with the headers (a Buffer would make it two).
+      const { body } = request;
       const send = secure ? httpsRequest : httpRequest;
       let response: IncomingMessage | undefined;
       const chunks: Buffer[] = [];
@@ -64,29 +73,26 @@ export function createHttpTransport(options: HttpTransportOptions = {}): Transpo
       };
       const req = send(url, {
         method: request.method,
-        headers: { ...request.headers, 'content-length': String(body.length) },
+        headers: { ...request.headers, 'content-length': String(Buffer.byteLength(body)) },
         agent: agents[url.protocol as 'http:' | 'https:'],
       });
+      req.on('error', fail);
       const stop = (error: Error) => {
         fail(error);
         req.destroy(error);
       };
-      const onAbort = () => stop(new Error('cancelled'));
       const ms = options.timeoutMs;
       const timer =
         ms !== undefined && ms > 0
           ? setTimeout(() => stop(new Error(`no complete answer within ${formatMs(ms)}`)), ms)
           : undefined;
+      let forget = () => false as boolean;
       const cleanUp = () => {
         if (timer !== undefined) clearTimeout(timer);
-        options.signal?.removeEventListener('abort', onAbort);
+        forget();
       };
-      if (options.signal?.aborted) {
-        onAbort();
-        return;
-      }
-      options.signal?.addEventListener('abort', onAbort, { once: true });
-      req.on('error', fail);
+      forget = cancel.add(() => stop(new Error('cancelled')));
+      if (settled) return;
       req.on('response', (res) => {
         response = res;
         res.on('data', (chunk: Buffer) => {

@@ -68,5 +68,9 @@ describe('createHttpTransport', () => {
     setTimeout(() => controller.abort(), 200);
     const response = await pending;
     expect(response.bodyProblem).toBe('cut');
+    // Already aborted: nothing is sent, the call fails at once.
+    const before = server.sandbox.stats().requests;
+    await expect(createHttpTransport({ signal: AbortSignal.abort() })(lookup())).rejects.toThrow(/cancelled/);
+    expect(server.sandbox.stats().requests).toBe(before);
   });
 });
