@@ -72,10 +72,14 @@ export class RowQueue {
     this.spill.append(id, text);
   }
 
-  /** Writes every row whose turn has come: from the window, then from the spill, in order. */
+  /**
+   * Writes every row whose turn has come: from the window, then from the spill, in order. Stops
+   * taking rows off the disk while the output's buffer is full (they would pile up in memory
+   * there instead); the caller flushes again once it has drained.
+   */
   flush(): void {
     this.window.drain(this.write, isPending);
-    while (this.window.size === 0 && !this.spill.isEmpty) {
+    while (this.window.size === 0 && !this.spill.isEmpty && !this.output.needsDrain) {
       const record = this.spill.take();
       if (record === undefined) break;
       if (record.tag & COMPLETE) {

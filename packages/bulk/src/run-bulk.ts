@@ -259,7 +259,12 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
     // (On Ctrl-C only for graceMs: then the sender abandons them and they settle at once.)
     while (tasks.size > 0) await Promise.all([...tasks]);
     if (failure) throw failure;
-    flush();
+    // The rows still on disk go out as fast as the output's disk takes them.
+    for (;;) {
+      flush();
+      if (stopping || queue.isEmpty || !output.needsDrain) break;
+      await waitFor(output.drained());
+    }
     summary.completed = !signal?.aborted && !journalBroken && output.error === undefined;
     if (summary.completed && !queue.isEmpty) throw new Error('rows were left unwritten (a bug)');
   } finally {
