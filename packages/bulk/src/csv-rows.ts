@@ -123,8 +123,9 @@ function batches(parser: Readable, bytes: () => number) {
       for (;;) {
         if (failed) throw failed;
         const records: string[][] = [];
-        let record: string[] | null = null;
-        while (records.length < max && (record = parser.read() as string[] | null) !== null) {
+        while (records.length < max) {
+          const record = parser.read() as string[] | null;
+          if (record === null) break;
           records.push(record);
         }
         if (records.length > 0) return { records, firstRow: 0, bytes: bytes() };

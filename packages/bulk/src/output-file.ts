@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import {
   closeSync,
   createWriteStream,
+  fdatasync,
   fsyncSync,
   openSync,
   renameSync,
@@ -19,6 +20,7 @@ import { ExtraColumns } from './extra-columns.js';
 import type { RowResult } from './row-result.js';
 
 const BATCH_CHARS = 64 * 1024;
+const SYNC_EVERY_CHARS = 16 * 1024 * 1024;
 
 export class OutputFile {
   readonly tempPath: string;
@@ -29,6 +31,8 @@ export class OutputFile {
   private batch = '';
   private rowIndex = 0;
   private readonly rendered = new WeakMap<RowResult, string>();
+  private unsynced = 0;
+  private syncing: Promise<void> | undefined;
 
   constructor(
     private readonly outPath: string,
@@ -113,12 +117,25 @@ export class OutputFile {
     if (this.batch === '' || this.error) return;
     // Batches end at row boundaries, so a key inside a cell is never split between two of them.
     this.file.write(this.scrub(this.batch));
+    this.unsynced += this.batch.length;
     this.batch = '';
+    // The output is synced before it is renamed into place; syncing as it grows spreads that wait
+    // over the run, where it overlaps the reading, instead of adding it at the end.
+    // (A WriteStream has its descriptor once open; Node's types do not say so.)
+    const fd = (this.file as unknown as { fd: number | null }).fd;
+    if (this.unsynced >= SYNC_EVERY_CHARS && this.syncing === undefined && typeof fd === 'number') {
+      this.unsynced = 0;
+      this.syncing = new Promise<void>((resolve) => fdatasync(fd, () => resolve())).then(() => {
+        this.syncing = undefined;
+      });
+    }
   }
 
   /** Closes the file; waits until it is written (or has failed). */
   async close(): Promise<void> {
     this.flush();
+    // Not while a sync of its descriptor runs: the descriptor would be closed under it.
+    await this.syncing;
     this.file.end();
     await finished(this.file).catch(() => undefined);
     await this.extras?.close();

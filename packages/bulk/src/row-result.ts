@@ -5,10 +5,15 @@ import {
   flattenRecord,
   type LeafValue,
   type Mismatch,
+  neutraliseFormula,
+  notAsDocumented,
   type Operation,
   type Outcome,
   type OutputRecord,
   outputColumns,
+  ROW_OUTCOMES,
+  type RowOutcomeKind,
+  rowStatusText,
 } from '@enrich/core';
 
 /**
@@ -16,7 +21,7 @@ import {
  * `not-sent` is a row whose request the run never sent (it stopped sending: budget, refused key,
  * allowance, outage, Ctrl-C); `blank` an invalid row with nothing in it.
  */
-export type ResultKind = 'ok' | 'no-match' | 'unreadable' | 'invalid' | 'blank' | 'error' | 'not-sent';
+export type ResultKind = RowOutcomeKind | 'not-sent';
 
 export interface RowResult {
   readonly kind: ResultKind;
@@ -34,19 +39,10 @@ export interface RowResult {
 }
 
 /** The status prefix of a paid answer that could not be read. */
-export const UNREADABLE_STATUS = 'paid, unreadable';
+export const UNREADABLE_STATUS = ROW_OUTCOMES.unreadable.word;
 
-// A spreadsheet reads a cell starting with one of these as a formula (CSV injection). Tab and CR
-// are on the list because some spreadsheets strip them and then see the character after.
-const FORMULA_START = /^[=+\-@\t\r]/;
-
-/**
- * Makes text from the service inert when the CSV is opened in a spreadsheet, by putting a single
- * quote in front (the OWASP advice; spreadsheets show the text as typed, without the quote).
- */
-export function neutralise(text: string): string {
-  return FORMULA_START.test(text) ? `'${text}` : text;
-}
+/** Text from the service made inert for a spreadsheet (core's one list of formula starts). */
+export const neutralise = neutraliseFormula;
 
 function cell(value: LeafValue | undefined): string {
   if (value === null || value === undefined) return '';
@@ -81,22 +77,26 @@ export function resultOf(op: Operation, outcome: Outcome, columns: readonly stri
       const extraCells: Record<string, string> = {};
       for (const [name, value] of Object.entries(extra)) extraCells[name] = cell(value);
       const differ = mismatchedFields(mismatches);
-      const status = differ === 0 ? 'ok' : `ok (${differ} field${differ === 1 ? '' : 's'} not as documented)`;
+      const status = rowStatusText('ok', notAsDocumented(differ));
       return Object.keys(extraCells).length > 0
         ? { kind: 'ok', status, cells, extra: extraCells, mismatches: differ }
         : { kind: 'ok', status, cells, mismatches: differ };
     }
     case 'no-match':
-      return { kind: 'no-match', status: 'no match', cells: blank };
+      return { kind: 'no-match', status: rowStatusText('no-match'), cells: blank };
     case 'unreadable':
-      return { kind: 'unreadable', status: `${UNREADABLE_STATUS}: ${outcome.reason}`, cells: blank };
+      return { kind: 'unreadable', status: rowStatusText('unreadable', outcome.reason), cells: blank };
     case 'error':
       if (isUnreadable(outcome))
-        return { kind: 'unreadable', status: `${UNREADABLE_STATUS}: ${outcome.error.message}`, cells: blank };
+        return {
+          kind: 'unreadable',
+          status: rowStatusText('unreadable', outcome.error.message),
+          cells: blank,
+        };
       // Too many results (440) is paid and says nothing matched precisely enough: a kind of no match.
       if (outcome.error.code === 'too-many-results')
-        return { kind: 'no-match', status: `no match: ${outcome.error.message}`, cells: blank };
-      return { kind: 'error', status: `error: ${outcome.error.message}`, cells: blank };
+        return { kind: 'no-match', status: rowStatusText('no-match', outcome.error.message), cells: blank };
+      return { kind: 'error', status: rowStatusText('error', outcome.error.message), cells: blank };
   }
 }
 
@@ -119,7 +119,8 @@ export function isDocumented(op: Operation, column: string): boolean {
 
 /** The row of a blank or invalid input (nothing sent). */
 export function invalidResult(message: string, columns: readonly string[], blank = false): RowResult {
-  return { kind: blank ? 'blank' : 'invalid', status: `invalid: ${message}`, cells: columns.map(() => '') };
+  const kind = blank ? 'blank' : 'invalid';
+  return { kind, status: rowStatusText(kind, message), cells: columns.map(() => '') };
 }
 
 /**
@@ -133,7 +134,8 @@ export function unansweredResult(
 ): RowResult {
   return {
     kind: mayHaveBeenPaid ? 'error' : 'not-sent',
-    status: `error: ${reason}`,
+    // Written as an error row (its reason says "not sent"), counted apart.
+    status: rowStatusText('error', reason),
     cells: columns.map(() => ''),
   };
 }

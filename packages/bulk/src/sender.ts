@@ -22,13 +22,14 @@ import {
   parseRetryAfter,
   type RetryPolicy,
   type Settings,
+  type StopReason,
   sendWithRetry,
   type Transport,
 } from '@enrich/core';
 import pLimit from 'p-limit';
 import { AbortSet } from './abort-set.js';
 
-export type StopReason = 'budget' | 'auth' | 'allowance' | 'service' | 'storage' | 'interrupted';
+export type { StopReason } from '@enrich/core';
 
 export type SendResult =
   | {

@@ -32,7 +32,7 @@ describe('SpillFile', () => {
     for (let record = spill.take(); record; record = spill.take()) taken.push([record.tag, record.text]);
     expect(spill.isEmpty).toBe(true);
     expect(taken.length).toBe(expected.length);
-    for (let i = 0; i < expected.length; i++) expect(taken[i]).toEqual(expected[i]);
+    expect(taken.filter(([tag, text], i) => tag !== expected[i]?.[0] || text !== expected[i]?.[1])).toEqual([]);
     spill.close();
     expect(existsSync(spill.path)).toBe(false);
   });
@@ -40,8 +40,14 @@ describe('SpillFile', () => {
   it('starts again from the top once emptied', () => {
     const spill = new SpillFile(join(dir, 'spill'));
     for (let round = 0; round < 3; round++) {
+      // 100,000 records: more than the 1 MB write buffer, so they go through the file.
       for (let i = 0; i < 100_000; i++) spill.append(i, `r${round}-${i}`);
-      for (let i = 0; i < 100_000; i++) expect(spill.take()).toEqual({ tag: i, text: `r${round}-${i}` });
+      let wrong = 0;
+      for (let i = 0; i < 100_000; i++) {
+        const record = spill.take();
+        if (record?.tag !== i || record.text !== `r${round}-${i}`) wrong++;
+      }
+      expect(wrong).toBe(0);
       expect(spill.take()).toBeUndefined();
     }
     spill.close();

@@ -8,18 +8,23 @@
 //   any tool that reads and writes the file must spend.
 // Both print {cpuMs, maxRssBytes} as their last line.
 import { writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const USAGE = `const usage = process.resourceUsage();
 process.stdout.write(JSON.stringify({ cpuMs: Math.round((usage.userCPUTime + usage.systemCPUTime) / 1000), maxRssBytes: usage.maxRSS * 1024 }) + '\\n');`;
 
 function imports(): string {
   const at = (name: string) => JSON.stringify(import.meta.resolve(name));
+  // p-limit as the engine has it (the CLI itself does not depend on it).
+  const fromEngine = createRequire(fileURLToPath(import.meta.resolve('@enrich/bulk')));
+  const pLimit = JSON.stringify(pathToFileURL(fromEngine.resolve('p-limit')).href);
   return `import { createReadStream, createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { parse } from ${at('csv-parse')};
 import { stringify } from ${at('csv-stringify')};
-import pLimit from ${at('p-limit')};`;
+import pLimit from ${pLimit};`;
 }
 
 const PEER = `

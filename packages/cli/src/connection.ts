@@ -10,14 +10,13 @@ import {
   operationUrl,
   type Settings,
 } from '@enrich/core';
-import type { SandboxServer } from '@enrich/sandbox';
 import { CommandError, EXIT } from './exit-codes.js';
 import { type PromptIo, promptHidden } from './prompt.js';
 
-export const BASE_URL_ENV = 'ENRICH_BASE_URL';
-export const BASE_URL_V3_ENV = 'ENRICH_BASE_URL_V3';
+const BASE_URL_ENV = 'ENRICH_BASE_URL';
+const BASE_URL_V3_ENV = 'ENRICH_BASE_URL_V3';
 /** The answer-cache namespace of the embedded sandbox, whatever port it got. */
-export const SANDBOX_NAMESPACE = 'sandbox';
+const SANDBOX_NAMESPACE = 'sandbox';
 
 export interface ConnectionFlags {
   readonly sandbox?: boolean;
@@ -33,7 +32,6 @@ export interface Endpoints {
 
 export interface Connection {
   readonly settings: Settings;
-  readonly sandbox: SandboxServer | undefined;
   close(): Promise<void>;
 }
 
@@ -95,7 +93,6 @@ export async function connect(flags: ConnectionFlags, io: ConnectIo): Promise<Co
     const server = await startSandboxServer({ host: '127.0.0.1', port: 0 });
     return {
       settings: { apiKey: DEMO_KEY, baseUrl: server.url, baseUrlV3: server.url },
-      sandbox: server,
       close: () => server.close(),
     };
   }
@@ -122,7 +119,6 @@ export async function connect(flags: ConnectionFlags, io: ConnectIo): Promise<Co
   }
   return {
     settings: { apiKey, baseUrl: where.baseUrl, baseUrlV3: where.baseUrlV3 },
-    sandbox: undefined,
     close: async () => undefined,
   };
 }

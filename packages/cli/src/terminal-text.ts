@@ -2,6 +2,7 @@
 // could move the cursor, change colours or retitle the window) are shown escaped instead.
 export function printable(text: string): string {
   return text.replace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: escaping control characters is the point
     /[\u0000-\u001f\u007f-\u009f]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );

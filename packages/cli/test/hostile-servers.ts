@@ -82,14 +82,6 @@ export function phoneRecord(phone: string): Record<string, unknown> {
   };
 }
 
-/** Answers every request with a documented record, billed. */
-export const polite: Behaviour = ({ body }, res, bill) => {
-  bill();
-  const phone = (JSON.parse(body) as { Phone?: string }).Phone ?? '';
-  res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(phoneRecord(phone)));
-};
-
 /** 429 with this Retry-After, every time. */
 export function retryAfter(value: string): Behaviour {
   return (_req, res) => {

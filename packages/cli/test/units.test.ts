@@ -1,46 +1,79 @@
 // The small pure pieces: flag parsing, formula neutralisation, output header naming.
-import { getOperation } from '@enrich/core';
+import { getOperation, type Operation } from '@enrich/core';
+import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { outputHeader } from '../src/bulk.js';
-import { flagOf, normaliseFieldFlags } from '../src/main.js';
+import { flagOf } from '../src/commands/field-option.js';
+import { addOperationCommand } from '../src/commands/operation.js';
 import { parseDuration, parseMap, parseRate } from '../src/options.js';
 import { neutralise, resultOf } from '../src/row-result.js';
 
+/** The field values an operation's command reads from these arguments, as the real command parses them. */
+async function fieldValues(op: Operation, args: readonly string[]): Promise<Record<string, string>> {
+  let seen: Record<string, string> = {};
+  const program = new Command('enrich').exitOverride();
+  addOperationCommand(program, op, async (_op, _flags, input) => {
+    seen = { ...input };
+  });
+  await program.parseAsync([op.id, ...args], { from: 'user' });
+  return seen;
+}
+
 describe('field flags', () => {
-  it('accepts any case and punctuation of a field name, and common aliases', () => {
+  it('accepts any case and punctuation of a field name, and common aliases', async () => {
     const lookup = getOperation('phone-lookup');
-    expect(normaliseFieldFlags(lookup, ['--phone', '1', '--PHONE=2', '--Phone', '3'])).toEqual([
-      '--Phone',
-      '1',
-      '--Phone=2',
-      '--Phone',
-      '3',
-    ]);
+    expect(await fieldValues(lookup, ['--phone', '1'])).toEqual({ Phone: '1' });
+    expect(await fieldValues(lookup, ['--PHONE=2'])).toEqual({ Phone: '2' });
+    // Given several times, the last one counts.
+    expect(await fieldValues(lookup, ['--phone', '1', '--PHONE=2', '--Phone', '3'])).toEqual({ Phone: '3' });
     const tcpa = getOperation('tcpa-verify');
     expect(tcpa.inputs.map(flagOf)).toEqual(['phone', 'last-name']);
-    expect(
-      normaliseFieldFlags(tcpa, ['--Phone', '1', '--last_name', 'x', '--LastName', 'y', '--last-name', 'z']),
-    ).toEqual(['--phone', '1', '--last-name', 'x', '--last-name', 'y', '--last-name', 'z']);
+    for (const flag of ['--last_name', '--LastName', '--last-name'])
+      expect(await fieldValues(tcpa, ['--Phone', '1', flag, 'x'])).toEqual({ phone: '1', last_name: 'x' });
     const append = getOperation('phone-append');
-    expect(normaliseFieldFlags(append, ['--first-name', 'A', '--lname', 'B', '--zip-code', '1'])).toEqual([
-      '--FName',
-      'A',
-      '--LName',
-      'B',
-      '--Zip',
-      '1',
-    ]);
+    expect(await fieldValues(append, ['--first-name', 'A', '--lname', 'B', '--zip-code', '1'])).toEqual({
+      FName: 'A',
+      LName: 'B',
+      Zip: '1',
+    });
   });
 
-  it('leaves the command options, and everything after --, alone', () => {
+  it('leaves the command options, and everything after --, alone', async () => {
     const lookup = getOperation('phone-lookup');
-    expect(normaliseFieldFlags(lookup, ['--in', 'a.csv', '--json', '--', '--phone'])).toEqual([
-      '--in',
-      'a.csv',
-      '--json',
-      '--',
-      '--phone',
-    ]);
+    const program = new Command('enrich').exitOverride();
+    let operands: readonly string[] = [];
+    const cmd = addOperationCommand(program, lookup, async (_op, flags, input) => {
+      expect(flags).toMatchObject({ in: 'a.csv', json: true });
+      expect(input).toEqual({});
+      operands = cmd.args;
+    });
+    cmd.allowExcessArguments();
+    await program.parseAsync(['phone-lookup', '--in', 'a.csv', '--json', '--', '--phone'], { from: 'user' });
+    expect(operands).toEqual(['--phone']);
+  });
+
+  it('parses option values with their own parsers, naming the flag when one is wrong', async () => {
+    const lookup = getOperation('phone-lookup');
+    let parsed: unknown;
+    const program = new Command('enrich').exitOverride();
+    addOperationCommand(program, lookup, async (_op, flags) => {
+      parsed = flags;
+    });
+    await program.parseAsync(
+      ['phone-lookup', '--timeout', '5', '--max-age', '12h', '--map', 'Phone=Mobile'],
+      {
+        from: 'user',
+      },
+    );
+    expect(parsed).toMatchObject({
+      timeout: 5000,
+      maxAge: 12 * 3_600_000,
+      map: { Phone: 'Mobile' },
+      concurrency: 8,
+    });
+    await expect(
+      program.parseAsync(['phone-lookup', '--concurrency', 'many'], { from: 'user' }),
+    ).rejects.toThrow(/--concurrency takes a whole number from 1 to 256; got "many"/);
   });
 });
 

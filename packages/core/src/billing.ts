@@ -1,18 +1,7 @@
-// Which outcomes cost a transaction, from one table. The provider bills answered requests; a
-// related provider states that no-result queries count too, so 204 is treated as billable (and
-// cached like any answer). 440 is an answer to a search that was run, so it counts as well. A 200
-// is paid whatever its body: readable, or cut, too big or not JSON (an `unreadable` outcome).
-// Errors before the operation ran (3xx, 400, 401, 429, 5xx, network) cost nothing.
+// Which outcomes cost a transaction, read from the status table (vocabulary/status-codes.ts),
+// where the reasons are given: a 200 (readable or not), a 204 and a 440 are paid.
 import type { Outcome } from './response.js';
-
-const PAID_STATUSES = {
-  200: 'an answer: a record, or a body that could not be read',
-  204: 'no match: the search ran',
-  440: 'too many results: the search ran',
-} as const;
-
-/** The HTTP statuses that cost a transaction. */
-export const BILLABLE_STATUSES: readonly number[] = Object.keys(PAID_STATUSES).map(Number);
+import { BILLABLE_STATUSES } from './vocabulary/status-codes.js';
 
 /** Whether the outcome cost a transaction: record, no-match, unreadable, and 440 errors. */
 export function isPaid(outcome: Outcome): boolean {
@@ -21,5 +10,8 @@ export function isPaid(outcome: Outcome): boolean {
   return status !== undefined && BILLABLE_STATUSES.includes(status);
 }
 
-/** The earlier name of isPaid, kept for the clients that still call it. */
+/**
+ * The earlier name of isPaid: the Sheets add-on still calls it.
+ * @alias
+ */
 export const isBillable: (outcome: Outcome) => boolean = isPaid;

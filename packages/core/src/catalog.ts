@@ -15,6 +15,7 @@
 
 import type { InputField } from './fields.js';
 import * as F from './fields.js';
+import { squash } from './normalise.js';
 import type { OutputShape } from './outputs.js';
 import * as O from './outputs.js';
 import type { Rule } from './rules.js';
@@ -216,8 +217,4 @@ export function getOperation(id: OperationId): Operation {
   const op = BY_ID.get(id);
   if (!op) throw new Error(`Unknown operation "${id}"`);
   return op;
-}
-
-export function squash(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]/g, '');
 }

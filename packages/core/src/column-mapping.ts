@@ -2,6 +2,7 @@
 // `phone`, `Phone Number`, `first_name`, `Postal Code`... Overrides win. Reports, before anything
 // is spent, when the mapped columns cannot satisfy the operation's requirement rules.
 import type { Operation } from './catalog.js';
+import { squash } from './normalise.js';
 import { checkRule } from './rules.js';
 
 export interface ColumnMapping {
@@ -10,8 +11,6 @@ export interface ColumnMapping {
   /** Why the mapping cannot work, or undefined when it can. */
   readonly problem: string | undefined;
 }
-
-const squash = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /**
  * @param overrides API field name (any case) to a header name, e.g. `{ Phone: 'Mobile #' }`.

@@ -2,8 +2,7 @@
 // Per-operation bounds differ (LName 15 for Phone Append, 20 elsewhere), so an operation
 // picks its fields from these factories rather than sharing one fixed definition.
 
-/** How a value is normalised and checked. */
-export type InputKind = 'phone' | 'email' | 'zip' | 'state' | 'text';
+import type { InputKind } from './vocabulary/field-kinds.js';
 
 /** What a value means, whatever the operation calls it (`LName` or `last_name` are both a last name). */
 export type InputLooks =

@@ -7,6 +7,7 @@
 // Whitespace (all of Unicode's, as \s knows it), C0 and C1 controls, DEL, and the invisible
 // format characters people paste without seeing them.
 const SPACE = /\s/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const INVISIBLE = /[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad]/;
 
@@ -52,6 +53,7 @@ export const MIN_SCRUBBED_LENGTH = 6;
 export function createScrubber(secrets: readonly string[]): (text: string) => string {
   const forms = new Set<string>();
   for (const secret of secrets) {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: a key pasted with control characters is split at them
     const variants = [secret, secret.trim(), ...secret.split(/[\s\u0000-\u001f\u007f]+/)];
     for (const variant of variants) {
       if (variant.length < MIN_SCRUBBED_LENGTH) continue;

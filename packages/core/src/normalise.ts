@@ -5,7 +5,7 @@
 // Invisible and control characters (a zero-width space pasted with a name, a NUL from a broken
 // export) are removed first: they can only make the service miss, and a miss is still paid for.
 // Every pattern here runs in linear time; validate() checks lengths before calling this.
-import type { InputKind } from './fields.js';
+import type { InputKind } from './vocabulary/field-kinds.js';
 
 /** A raw value as it may arrive from a cell, a CSV, a prompt or JSON. */
 export type RawValue = unknown;
@@ -36,6 +36,7 @@ export function normaliseValue(kind: InputKind, raw: RawValue): Normalised {
 // those become spaces below), DEL and C1 controls, zero-width space/non-joiner/joiner, word
 // joiner, byte order mark, soft hyphen, and the direction marks, embeddings, overrides and isolates.
 const INVISIBLE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
   /[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 /** The text without invisible and control characters. */
@@ -88,4 +89,14 @@ function normaliseEmail(text: string): string {
   const at = text.lastIndexOf('@');
   if (at < 0) return text;
   return text.slice(0, at + 1) + text.slice(at + 1).toLowerCase();
+}
+
+/** Nothing given: undefined, null, or text that is only whitespace. */
+export function isBlank(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+}
+
+/** A name with case, spaces and punctuation taken out, for loose matching: `Phone Lookup` -> `phonelookup`. */
+export function squash(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9]/g, '');
 }

@@ -1,11 +1,12 @@
 // The OpenAPI 3.1 document of the API, derived from the catalog. `pnpm openapi` writes it to
 // packages/core/openapi.json; a test checks that the file is current, and CI lints it.
 import { OPERATIONS, type Operation } from './catalog.js';
-import { messageForStatus } from './errors.js';
 import type { InputField } from './fields.js';
 import type { LeafField, OutputShape } from './outputs.js';
 import type { Rule } from './rules.js';
 import { DEFAULT_BASE_URL, DEFAULT_BASE_URL_V3 } from './settings.js';
+import { FIELD_KINDS } from './vocabulary/field-kinds.js';
+import { STATUS_TABLE } from './vocabulary/status-codes.js';
 
 type Json = { [key: string]: unknown };
 
@@ -53,12 +54,11 @@ function pathItem(op: Operation): Json {
           description: 'Successful.',
           content: { 'application/json': { schema: outputSchema(op.output) } },
         },
-        '204': { description: 'No records found.' },
+        // Every status of the table after 200, in order; 204 carries no body.
         ...Object.fromEntries(
-          [400, 401, 429, 440, 500].map((status) => [
-            String(status),
-            { description: messageForStatus(status) },
-          ]),
+          Object.entries(STATUS_TABLE)
+            .filter(([status]) => status !== '200')
+            .map(([status, info]) => [status, { description: info.message }]),
         ),
       },
     },
@@ -100,11 +100,7 @@ function addDependencies(rule: Rule, dependent: Record<string, string[]>): void 
 }
 
 function inputFieldSchema(field: InputField): Json {
-  const schema: Json = { type: 'string', description: field.label };
-  if (field.kind === 'phone') schema.pattern = '^[0-9]{10}$';
-  if (field.kind === 'zip') schema.pattern = '^[0-9]{5}$';
-  if (field.kind === 'state') schema.pattern = '^[A-Z]{2}$';
-  if (field.kind === 'email') schema.format = 'email';
+  const schema: Json = { type: 'string', description: field.label, ...FIELD_KINDS[field.kind].openapi };
   if (field.maxLength !== undefined) schema.maxLength = field.maxLength;
   return schema;
 }

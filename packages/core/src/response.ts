@@ -7,10 +7,11 @@
 // description is listed in `mismatches`, so clients can say so. Missing or null values read as
 // empty strings, except where the description allows null (Phone Lookup's AptType).
 import type { Operation } from './catalog.js';
-import { type CallError, callError, codeForStatus, messageForStatus } from './errors.js';
+import { type CallError, callError } from './errors.js';
 import { DEFAULT_MAX_BODY_BYTES, type HttpResponse } from './http.js';
 import type { LeafField, OutputShape } from './outputs.js';
 import { parseRetryAfter } from './retry.js';
+import { statusInfo } from './vocabulary/status-codes.js';
 
 export type LeafValue = string | number | boolean | null;
 export type OutputRecord = { readonly [field: string]: LeafValue | { readonly [leaf: string]: LeafValue } };
@@ -69,11 +70,12 @@ export function readResponse(op: Operation, response: HttpResponse, nowMs?: numb
   if (status === 204) return { kind: 'no-match', status: 204 };
   if (status >= 300 && status < 400) return { kind: 'error', error: redirectError(status, response.headers) };
   if (status !== 200) {
+    const info = statusInfo(status);
     const extra: Partial<CallError> = { status };
-    const retryAfterMs =
-      status === 429 || status >= 500 ? parseRetryAfter(response.headers['retry-after'], nowMs) : undefined;
+    // Retry-After matters only where asking again may help (429 and 5xx).
+    const retryAfterMs = info.retryable ? parseRetryAfter(response.headers['retry-after'], nowMs) : undefined;
     if (retryAfterMs !== undefined) Object.assign(extra, { retryAfterMs });
-    return { kind: 'error', error: callError(codeForStatus(status), messageForStatus(status), extra) };
+    return { kind: 'error', error: callError(info.code ?? 'unexpected-status', info.message, extra) };
   }
   return readBody(op, response);
 }
@@ -204,6 +206,7 @@ function matchNames(
   const claimed = new Set<string>();
   const values = new Map<string, unknown>();
   for (const name of names) {
+    // biome-ignore lint/suspicious/noPrototypeBuiltins: Object.hasOwn is ES2022; this runs in Apps Script's V8 too (ES2020 bundle)
     if (Object.prototype.hasOwnProperty.call(source, name)) {
       values.set(name, source[name]);
       claimed.add(name);

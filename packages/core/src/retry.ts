@@ -2,7 +2,8 @@
 // so Node drives them with real sleeps and Apps Script with Utilities.sleep between fetchAll rounds.
 // Retried: 429 (allowance), 5xx and network failures. Never retried: 400, 401, 440, a redirect,
 // an unreadable 200 (the transaction was spent), invalid input, and of course 200 and 204.
-import type { CallError } from './errors.js';
+import type { CallError, ErrorCode } from './errors.js';
+import { STATUS_TABLE } from './vocabulary/status-codes.js';
 
 export interface RetryPolicy {
   /** Attempts in all, the first one included. */
@@ -34,8 +35,16 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxRetryAfterMs: DEFAULT_MAX_RETRY_AFTER_MS,
 };
 
+// The error codes of the statuses the table marks retryable (429, 5xx), and network failures,
+// which have no status.
+const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  ...Object.values(STATUS_TABLE).flatMap((info) => (info.retryable && info.code ? [info.code] : [])),
+  'network',
+]);
+
+/** Whether asking again may help. */
 export function isRetryable(error: CallError): boolean {
-  return error.code === 'allowance' || error.code === 'server' || error.code === 'network';
+  return RETRYABLE_CODES.has(error.code);
 }
 
 /**

@@ -3,8 +3,9 @@
 import * as v from 'valibot';
 import type { Operation } from './catalog.js';
 import type { InputField } from './fields.js';
-import { normaliseValue } from './normalise.js';
+import { isBlank, normaliseValue, squash } from './normalise.js';
 import { checkRule, ruleFields } from './rules.js';
+import { FIELD_KINDS } from './vocabulary/field-kinds.js';
 
 /** An input after normalisation: only the fields that were given, with API field names. */
 export type CleanInput = Readonly<Record<string, string>>;
@@ -19,11 +20,6 @@ export type Validation =
   | { readonly ok: true; readonly input: CleanInput }
   | { readonly ok: false; readonly issues: readonly Issue[]; readonly message: string };
 
-// local@domain.tld. Linear: the local part cannot hold @, the first domain label cannot hold a dot,
-// so there is only one way to match and nothing to backtrack over. (The earlier
-// /^[^\s@]+@[^\s@]+\.[^\s@]+$/ backtracked quadratically: 10 s of CPU for a 120 KB cell.)
-const EMAIL_SHAPE = /^[^\s@]+@[^\s@.]+\.[^\s@]+$/;
-
 /**
  * Longer raw values are refused before normalisation or any pattern sees them. No field of the API
  * takes more than 100 characters; whitespace and formatting that normalisation removes fit well
@@ -33,7 +29,6 @@ export const MAX_RAW_INPUT_CHARS = 1000;
 
 function fieldSchema(field: InputField) {
   const checks: v.PipeItem<string, string, v.BaseIssue<unknown>>[] = [];
-  const got = (input: unknown) => `got ${describe(String(input))}`;
   // The length bound comes first, so that no pattern ever runs on an over-long value.
   if (field.maxLength !== undefined) {
     const max = field.maxLength;
@@ -44,28 +39,8 @@ function fieldSchema(field: InputField) {
       ),
     );
   }
-  switch (field.kind) {
-    case 'phone':
-      // Both linear; digits first, as "numeric only" says more than a length about "555-CALL".
-      checks.push(
-        v.regex(/^\d+$/, (i) => `${field.name} must be numeric only (10 digits); ${got(i.input)}`),
-        v.length(10, (i) => `${field.name} must be 10 digits; got ${String(i.input).length}`),
-      );
-      break;
-    case 'zip':
-      checks.push(v.regex(/^\d{5}$/, (i) => `${field.name} must be 5 digits; ${got(i.input)}`));
-      break;
-    case 'state':
-      checks.push(
-        v.regex(/^[A-Z]{2}$/, (i) => `${field.name} must be a 2-letter state abbreviation; ${got(i.input)}`),
-      );
-      break;
-    case 'email':
-      checks.push(v.regex(EMAIL_SHAPE, (i) => `${field.name} must be an e-mail address; ${got(i.input)}`));
-      break;
-    case 'text':
-      break;
-  }
+  const { pattern, problem } = FIELD_KINDS[field.kind];
+  if (pattern) checks.push(v.regex(pattern, (i) => `${field.name} ${problem(String(i.input))}`));
   return v.pipe(v.string(), ...checks);
 }
 
@@ -134,8 +109,8 @@ export function validate(op: Operation, raw: unknown): Validation {
 export function matchField(op: Operation, key: string): InputField | undefined {
   const exact = op.inputs.find((f) => f.name === key);
   if (exact) return exact;
-  const loose = key.toLowerCase().replace(/[^a-z0-9]/g, '');
-  return op.inputs.find((f) => f.name.toLowerCase().replace(/[^a-z0-9]/g, '') === loose);
+  const loose = squash(key);
+  return op.inputs.find((f) => squash(f.name) === loose);
 }
 
 function inCatalogOrder(op: Operation, clean: Record<string, string>): CleanInput {
@@ -157,15 +132,6 @@ function rawTooLong(field: InputField, value: unknown): string | undefined {
 
 function fail(issues: Issue[], prefix = ''): Validation {
   return { ok: false, issues, message: prefix + issues.map((i) => i.message).join('; ') };
-}
-
-function isBlank(value: unknown): boolean {
-  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
-}
-
-function describe(text: string): string {
-  const shown = text.length > 40 ? `${text.slice(0, 37)}...` : text;
-  return JSON.stringify(shown);
 }
 
 export type FieldCheck =

@@ -1,15 +1,13 @@
-// What the clients build on: request keys, output columns and flattening, batch plans and the
+// What the clients build on: request keys, output columns and flattening, row plans and the
 // mapping of a table's header row to input fields.
 import { describe, expect, it } from 'vitest';
 import {
   chooseColumns,
-  chunk,
   flattenRecord,
   mapColumns,
   OPERATIONS,
   type Operation,
   outputColumns,
-  planBatch,
   planRow,
   readResponse,
   requestKey,
@@ -179,9 +177,9 @@ describe('output columns and flattening', () => {
   });
 });
 
-describe('planBatch', () => {
-  it('counts rows, empty rows, invalid rows and distinct requests', () => {
-    const plan = planBatch(op('phone-lookup'), [
+describe('planRow', () => {
+  it('tells empty rows, invalid rows and requests apart; a repeated request has the same key', () => {
+    const plans = [
       { Phone: '5550102030' },
       { Phone: '(555) 010-2030' },
       { Phone: '' },
@@ -189,9 +187,8 @@ describe('planBatch', () => {
       { Phone: 5550109999 },
       {},
       { Phone: '+1 555 010 2030' },
-    ]);
-    expect(plan.counts).toEqual({ rows: 7, empty: 2, invalid: 1, distinct: 2 });
-    expect(plan.rows.map((r) => r.kind)).toEqual([
+    ].map((row) => planRow(op('phone-lookup'), row));
+    expect(plans.map((r) => r.kind)).toEqual([
       'request',
       'request',
       'empty',
@@ -200,10 +197,10 @@ describe('planBatch', () => {
       'empty',
       'request',
     ]);
-    expect([...plan.distinct.values()]).toEqual([{ Phone: '5550102030' }, { Phone: '5550109999' }]);
-    expect(plan.rows[3]).toEqual({ kind: 'invalid', message: 'Phone must be 10 digits; got 3' });
-    const [first, second] = plan.rows;
-    expect(first?.kind === 'request' && second?.kind === 'request' && first.key === second.key).toBe(true);
+    expect(plans[3]).toEqual({ kind: 'invalid', message: 'Phone must be 10 digits; got 3' });
+    const keys = plans.flatMap((r) => (r.kind === 'request' ? [r.key] : []));
+    expect(new Set(keys).size).toBe(2);
+    expect(plans[4]).toMatchObject({ input: { Phone: '5550109999' } });
   });
 
   it('planRow reports a broken rule and carries the clean input of a valid row', () => {
@@ -215,11 +212,6 @@ describe('planBatch', () => {
       kind: 'request',
       input: { phone: '5550102030', last_name: 'Doe' },
     });
-  });
-
-  it('chunks in order', () => {
-    expect(chunk([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
-    expect(chunk([], 3)).toEqual([]);
   });
 });
 

@@ -7,7 +7,6 @@ import {
   type CallError,
   capRaw,
   DEFAULT_MAX_BODY_BYTES,
-  EnrichError,
   isBillable,
   isPaid,
   networkError,
@@ -448,14 +447,6 @@ describe('other statuses', () => {
       code: 'network',
       message: 'Could not reach the service at api.example.com: ECONNREFUSED',
     });
-  });
-
-  it('EnrichError carries the same data for code that throws', () => {
-    const error = new EnrichError(
-      errorOf(readResponse(op('email-verify'), json(429, '', { 'retry-after': '1' }))),
-    );
-    expect(error).toBeInstanceOf(Error);
-    expect(error).toMatchObject({ name: 'EnrichError', code: 'allowance', status: 429, retryAfterMs: 1000 });
   });
 });
 

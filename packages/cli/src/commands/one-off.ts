@@ -1,4 +1,6 @@
-// `enrich <operation> --Phone 5550102030`: one call, its record as a table (or JSON).
+// `enrich <operation> --Phone 5550102030`: one call, its record as a table (or JSON). With --cache,
+// an answer already in the answer cache is printed without a call, and a new paid one is kept.
+import { resolve } from 'node:path';
 import {
   type CleanInput,
   callOperation,
@@ -15,13 +17,22 @@ import {
   validate,
 } from '@enrich/core';
 import { createFetchTransport } from '@enrich/core/fetch-transport';
-import { AnswerStore, type AnswerStoreOptions } from './answer-store.js';
-import { type ConnectIo, type ConnectionFlags, connect } from './connection.js';
-import { EXIT, type ExitCode, exitCodeFor } from './exit-codes.js';
-import { isDocumented, isUnreadable } from './row-result.js';
-import { printable, twoColumns } from './terminal-text.js';
+import { AnswerStore, type AnswerStoreOptions } from '../answer-store.js';
+import {
+  type ConnectIo,
+  type ConnectionFlags,
+  connect,
+  endpoints,
+  legacyNamespaces,
+  namespaceFor,
+} from '../connection.js';
+import { EXIT, type ExitCode, exitCodeFor } from '../exit-codes.js';
+import { isDocumented, isUnreadable } from '../row-result.js';
+import type { Scrub } from '../scrub-io.js';
+import { printable, twoColumns } from '../terminal-text.js';
+import { type OperationFlags, retryPolicyOf } from './operation.js';
 
-export interface OneOffOptions {
+interface OneOffOptions {
   readonly op: Operation;
   readonly input: Readonly<Record<string, string>>;
   readonly connection: ConnectionFlags;
@@ -34,10 +45,44 @@ export interface OneOffOptions {
   readonly cache: AnswerStoreOptions | undefined;
   /** Ask again when the cached answer is paid-unreadable. */
   readonly retryUnreadable?: boolean;
-  readonly io: ConnectIo & { readonly stdout: NodeJS.WritableStream };
+  readonly io: ConnectIo & { readonly stdout: NodeJS.WritableStream; readonly cwd: string };
 }
 
-export async function runOneOff(options: OneOffOptions): Promise<ExitCode> {
+/** The action of an operation's command given field values: checks, calls (or reads the cache), prints. */
+export function oneOffAction(
+  op: Operation,
+  flags: OperationFlags,
+  input: Readonly<Record<string, string>>,
+  io: OneOffOptions['io'],
+  scrub: Scrub,
+): Promise<ExitCode> {
+  // The command's --sandbox, --base-url and --base-url-v3.
+  const connection: ConnectionFlags = flags;
+  const where = () => endpoints(connection, io.env);
+  const cache = flags.cache
+    ? {
+        path: resolve(io.cwd, flags.cache),
+        namespace: namespaceFor(op, where()),
+        alsoReads: legacyNamespaces(op, where()),
+        scrub,
+        maxAgeMs: flags.maxAge,
+      }
+    : undefined;
+  return runOneOff({
+    op,
+    input,
+    connection,
+    json: flags.json === true,
+    columns: flags.fields?.columns,
+    policy: retryPolicyOf(flags),
+    timeoutMs: flags.timeout,
+    cache,
+    retryUnreadable: flags.retryUnreadable === true,
+    io,
+  });
+}
+
+async function runOneOff(options: OneOffOptions): Promise<ExitCode> {
   const { op, io, json } = options;
   const print = (text: string) => io.stdout.write(`${text}\n`);
   const checked = validate(op, options.input);

@@ -7,11 +7,11 @@
 // reported as it came, and means the check could not tell.
 import { checkKey, type KeyCheckResult } from '@enrich/core';
 import { createFetchTransport } from '@enrich/core/fetch-transport';
-import { Command, CommanderError } from 'commander';
-import { type ConnectIo, connect } from './connection.js';
-import { EXIT, type ExitCode } from './exit-codes.js';
-import { parseWhole } from './options.js';
-import { printable } from './terminal-text.js';
+import { type Command, Option } from 'commander';
+import { type ConnectIo, connect } from '../connection.js';
+import { EXIT, type ExitCode } from '../exit-codes.js';
+import { parseWhole } from '../options.js';
+import { printable } from '../terminal-text.js';
 
 export interface CheckKeyIo extends ConnectIo {
   readonly stdout: NodeJS.WritableStream;
@@ -25,39 +25,41 @@ const LABEL: Record<KeyCheckResult['verdict'], string> = {
   unreachable: 'unreachable',
 };
 
-export async function runCheckKey(args: readonly string[], io: CheckKeyIo): Promise<ExitCode> {
-  const cmd = new Command('enrich check-key')
+interface CheckKeyFlags {
+  readonly baseUrl?: string;
+  readonly baseUrlV3?: string;
+  readonly sandbox?: boolean;
+  readonly timeout: number;
+  readonly json?: boolean;
+}
+
+/** Adds `enrich check-key` to `program`; `done` receives the exit code. */
+export function addCheckKeyCommand(
+  program: Command,
+  io: CheckKeyIo,
+  done: (code: ExitCode) => void,
+): Command {
+  return program
+    .command('check-key')
     .description(
       'Check the API key against each base in use, free: an empty request each (400 = accepted, 401 = refused)',
     )
     .option('--base-url <url>', 'base of the v2 operations (or ENRICH_BASE_URL)')
     .option('--base-url-v3 <url>', 'base of the v3 operations (or ENRICH_BASE_URL_V3)')
     .option('--sandbox', 'check against the embedded sandbox')
-    .option('--timeout <seconds>', 'give up on one check after this long', '30')
+    .addOption(
+      new Option('--timeout <seconds>', 'give up on one check after this long')
+        .argParser((text) => parseWhole(text, '--timeout', 1, 3600) * 1000)
+        .default(30_000, '30'),
+    )
     .option('--json', 'print the results as JSON')
-    .exitOverride()
-    .configureOutput({ writeOut: (t) => io.stdout.write(t), writeErr: (t) => io.stderr.write(t) });
+    .action(async (flags: CheckKeyFlags) => done(await checkKeyAction(flags, io)));
+}
+
+async function checkKeyAction(o: CheckKeyFlags, io: CheckKeyIo): Promise<ExitCode> {
+  const connection = await connect(o, io);
   try {
-    await cmd.parseAsync(args, { from: 'user' });
-  } catch (error) {
-    if (error instanceof CommanderError)
-      return error.code.startsWith('commander.help') ? EXIT.ok : EXIT.usage;
-    throw error;
-  }
-  const o = cmd.opts<{
-    baseUrl?: string;
-    baseUrlV3?: string;
-    sandbox?: boolean;
-    timeout: string;
-    json?: boolean;
-  }>();
-  const timeoutMs = parseWhole(o.timeout, '--timeout', 1, 3600) * 1000;
-  const connection = await connect(
-    { sandbox: o.sandbox === true, baseUrl: o.baseUrl, baseUrlV3: o.baseUrlV3 },
-    io,
-  );
-  try {
-    const report = await checkKey(connection.settings, createFetchTransport({ timeoutMs }));
+    const report = await checkKey(connection.settings, createFetchTransport({ timeoutMs: o.timeout }));
     if (!report.ok) {
       io.stderr.write(`${report.message}\nNothing was sent.\n`);
       return EXIT.auth;

@@ -1,0 +1,175 @@
+// `enrich <operation> --in leads.csv [--out out.csv]`: a bulk run of the CSV (or, with --dry-run,
+// what it would spend), with Ctrl-C/SIGTERM handling, the closing report and the exit code.
+import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
+import { type Operation, outputColumns, STOP_REASONS } from '@enrich/core';
+import { type BulkSummary, GRACE_MS, runBulk } from '../bulk.js';
+import {
+  type ConnectIo,
+  type ConnectionFlags,
+  connect,
+  endpoints,
+  legacyNamespaces,
+  namespaceFor,
+} from '../connection.js';
+import { dryRun } from '../dry-run.js';
+import { EXIT, type ExitCode } from '../exit-codes.js';
+import { barProgress, lineProgress, type ProgressReporter } from '../progress.js';
+import { bulkNotes, bulkReport, dryRunReport } from '../report.js';
+import { distinctFiles } from '../same-file.js';
+import type { Scrub } from '../scrub-io.js';
+import { bulkTransport } from '../transport.js';
+import { CACHE_FILE, type OperationFlags, retryPolicyOf } from './operation.js';
+
+export interface BulkIo extends ConnectIo {
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly cwd: string;
+  /** Aborting it stops a bulk run as Ctrl-C does. */
+  readonly signal?: AbortSignal;
+  /** Install SIGINT/SIGTERM handlers (the real command does; tests pass a signal instead). */
+  readonly handleSignals?: boolean;
+}
+
+export async function bulkAction(
+  op: Operation,
+  flags: OperationFlags,
+  inFlag: string,
+  io: BulkIo,
+  scrub: Scrub,
+): Promise<ExitCode> {
+  const inPath = resolve(io.cwd, inFlag);
+  const outPath = resolve(io.cwd, flags.out ?? defaultOut(inFlag, op));
+  const cachePath = resolve(io.cwd, flags.cache ?? join(dirname(outPath), CACHE_FILE));
+  // Compared as real paths (links resolved): the journal appended to the input, or the output
+  // written over it, would destroy the user's data.
+  distinctFiles([
+    ['--in', inPath],
+    ['--out', outPath],
+    ['--cache', cachePath],
+  ]);
+  // The command's --sandbox, --base-url and --base-url-v3.
+  const connection: ConnectionFlags = flags;
+  const where = endpoints(connection, io.env);
+  const files = {
+    op,
+    inPath,
+    cachePath,
+    namespace: namespaceFor(op, where),
+    alsoReads: legacyNamespaces(op, where),
+    maxAgeMs: flags.maxAge,
+    overrides: flags.map,
+    retryUnreadable: flags.retryUnreadable === true,
+    display: (path: string) => {
+      const near = relative(io.cwd, path);
+      return near === '' || near.startsWith('..') || isAbsolute(near) ? path : near;
+    },
+  };
+
+  if (flags.dryRun) {
+    const summary = await dryRun({ ...files, maxTransactions: flags.maxTransactions });
+    const text = flags.json
+      ? JSON.stringify(summary)
+      : dryRunReport(op.title, summary, flags.maxTransactions);
+    io.stdout.write(`${text}\n`);
+    return EXIT.ok;
+  }
+
+  const progress: ProgressReporter | undefined = flags.quiet
+    ? undefined
+    : io.stderr.isTTY
+      ? barProgress(io.stderr, op.title)
+      : lineProgress(io.stderr, op.title, flags.progressEvery);
+  const controller = new AbortController();
+  const abandon = new AbortController();
+  io.signal?.addEventListener('abort', () => controller.abort(), { once: true });
+  const onSignal = () => {
+    if (controller.signal.aborted) {
+      io.stderr.write(
+        '\nQuit at once. Answers that had arrived are in the answer cache; requests still in flight may have been paid for, and a rerun asks for them again.\n',
+      );
+      process.exit(EXIT.interrupted);
+    }
+    io.stderr.write(
+      `\nStopping: nothing more is sent; requests in flight get ${GRACE_MS / 1000} s to answer (press Ctrl-C again to quit at once).\n`,
+    );
+    controller.abort();
+  };
+  if (io.handleSignals) {
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  }
+  const conn = await connect(connection, io);
+  if (flags.retryUnreadable) {
+    io.stderr.write(
+      '--retry-unreadable: requests whose cached answer was paid for but unreadable are asked again, and each costs one more transaction (add --dry-run to count them first).\n',
+    );
+  }
+  try {
+    const summary = await runBulk({
+      ...files,
+      outPath,
+      columns: flags.fields?.columns ?? outputColumns(op),
+      progress,
+      signal: controller.signal,
+      abandon,
+      scrub,
+      allExtras: flags.fields === undefined || flags.fields.all,
+      sender: {
+        settings: conn.settings,
+        transport: bulkTransport(flags.timeout, abandon.signal),
+        policy: retryPolicyOf(flags),
+        concurrency: flags.concurrency,
+        ratePerSecond: flags.rate,
+        maxTransactions: flags.maxTransactions,
+        sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+        now: Date.now,
+        onRetry: () => undefined,
+      },
+    });
+    report(op, summary, flags.json === true, io);
+    const notes = bulkNotes(summary, cachePath);
+    if (notes) io.stderr.write(`${notes}\n`);
+    if (!summary.unsaved && !summary.outputError && !summary.completed) {
+      io.stderr.write(
+        `Interrupted: ${summary.transactions} answers from this run are saved in ${cachePath}; ${outPath} was not written. Run the same command again to carry on.\n`,
+      );
+    }
+    return exitCodeOf(summary);
+  } finally {
+    if (io.handleSignals) {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+    await conn.close();
+    // Whatever still holds the process (a socket the service keeps open) must not keep an
+    // interrupted run alive: the exit code is set, so end shortly after (unref: only if needed).
+    if (controller.signal.aborted && io.handleSignals) {
+      setTimeout(() => process.exit(), 500).unref();
+    }
+  }
+}
+
+function report(op: Operation, summary: BulkSummary, json: boolean, io: BulkIo): void {
+  if (!json) {
+    io.stdout.write(`${bulkReport(op.title, summary)}\n`);
+    return;
+  }
+  // The process's own peak memory and CPU time, for the benchmark and for capacity planning.
+  const usage = process.resourceUsage();
+  const maxRssBytes = usage.maxRSS * 1024;
+  const cpuMs = Math.round((usage.userCPUTime + usage.systemCPUTime) / 1000);
+  io.stdout.write(`${JSON.stringify({ ...summary, maxRssBytes, cpuMs })}\n`);
+}
+
+/** The exit code of a finished (or stopped) run; a stop reason's code is in core's STOP_REASONS. */
+function exitCodeOf(summary: BulkSummary): ExitCode {
+  if (summary.unsaved || summary.outputError) return EXIT.storage;
+  if (!summary.completed) return EXIT.interrupted;
+  if (summary.stopped) return STOP_REASONS[summary.stopped].exitCode;
+  return summary.unreadable > 0 || summary.errors > 0 ? EXIT.service : EXIT.ok;
+}
+
+function defaultOut(inPath: string, op: Operation): string {
+  const ext = extname(inPath);
+  return join(dirname(inPath), `${basename(inPath, ext)}.${op.id}${ext || '.csv'}`);
+}

@@ -1,0 +1,166 @@
+// One subcommand per operation of the catalog: `enrich phone-lookup --Phone 5550102030` for one
+// call, `enrich phone-lookup --in leads.csv` for a bulk run. Every option's value is parsed (and
+// refused with the flag's name) by its own parser, so the actions receive numbers and maps.
+import {
+  DEFAULT_MAX_RETRY_AFTER_MS,
+  DEFAULT_RETRY_POLICY,
+  type Operation,
+  outputColumns,
+  type RetryPolicy,
+  squash,
+} from '@enrich/core';
+import { type Command, Option } from 'commander';
+import { parseDuration, parseMap, parseRate, parseWhole } from '../options.js';
+import { type ChosenColumns, chosenColumns } from './columns.js';
+import { FieldOption, flagOf } from './field-option.js';
+
+const DEFAULT_CONCURRENCY = 8;
+const DEFAULT_MAX_AGE = '30d';
+export const CACHE_FILE = '.enrich-cache.jsonl';
+
+/** The options of an operation's command, parsed. Durations are in milliseconds. */
+export interface OperationFlags {
+  readonly in?: string;
+  readonly out?: string;
+  readonly map: Readonly<Record<string, string>>;
+  readonly fields?: ChosenColumns;
+  readonly cache?: string;
+  readonly maxAge: number;
+  readonly concurrency: number;
+  readonly rate?: number;
+  readonly maxTransactions?: number;
+  readonly maxAttempts: number;
+  readonly maxRetryAfter: number;
+  readonly timeout: number;
+  readonly dryRun?: boolean;
+  readonly retryUnreadable?: boolean;
+  readonly json?: boolean;
+  readonly quiet?: boolean;
+  readonly progressEvery: number;
+  readonly sandbox?: boolean;
+  readonly baseUrl?: string;
+  readonly baseUrlV3?: string;
+}
+
+/** Core's retry policy with the command's --max-attempts and --max-retry-after. */
+export function retryPolicyOf(flags: OperationFlags): RetryPolicy {
+  return { ...DEFAULT_RETRY_POLICY, maxAttempts: flags.maxAttempts, maxRetryAfterMs: flags.maxRetryAfter };
+}
+
+export type OperationAction = (
+  op: Operation,
+  flags: OperationFlags,
+  input: Readonly<Record<string, string>>,
+  command: Command,
+) => Promise<void>;
+
+const whole = (flag: string, min: number, max?: number) => (text: string) => parseWhole(text, flag, min, max);
+const seconds = (flag: string, min: number, max?: number) => (text: string) =>
+  parseWhole(text, flag, min, max) * 1000;
+
+/** Adds the operation's command to `program`; `action` runs with the parsed flags and field values. */
+export function addOperationCommand(program: Command, op: Operation, action: OperationAction): Command {
+  const cmd = program
+    .command(op.id)
+    .aliases(namesOf(op))
+    .summary(`${op.title}: ${op.inputs.map((f) => `--${flagOf(f)}`).join(' ')}`)
+    .description(`${op.title}: ${op.category} (${op.version} ${op.path})`)
+    .usage('[--Field value ...] | --in file.csv [--out file.csv] [options]')
+    .option('--in <file>', 'CSV file to enrich (bulk run)')
+    .option('--out <file>', 'where to write the enriched CSV (default: <in>.<operation>.csv)')
+    .addOption(
+      new Option('--map <Field=Column>', 'feed a field from a column (repeatable)')
+        .argParser((pair, previous: Record<string, string>) => ({ ...previous, ...parseMap([pair]) }))
+        .default({}, 'none'),
+    )
+    .addOption(
+      new Option('--fields <list>', 'output columns, comma separated, or "default" (default: all)').argParser(
+        (list) => chosenColumns(op, list),
+      ),
+    )
+    .option('--cache <file>', `answer cache (default: ${CACHE_FILE} beside the output)`)
+    .addOption(
+      new Option('--max-age <duration>', 'reuse cached answers this fresh: 30d, 12h, forever')
+        .argParser((text) => parseDuration(text, '--max-age'))
+        .default(parseDuration(DEFAULT_MAX_AGE, '--max-age'), DEFAULT_MAX_AGE),
+    )
+    .addOption(
+      new Option('--concurrency <n>', 'requests at a time')
+        .argParser(whole('--concurrency', 1, 256))
+        .default(DEFAULT_CONCURRENCY),
+    )
+    .addOption(
+      new Option('--rate <n/s>', 'at most this many requests per second, e.g. 10/s or 600/m').argParser(
+        parseRate,
+      ),
+    )
+    .addOption(
+      new Option('--max-transactions <n>', 'stop sending once this many transactions are spent').argParser(
+        whole('--max-transactions', 0),
+      ),
+    )
+    .addOption(
+      new Option('--max-attempts <n>', 'tries per request on 5xx, 429 and network errors')
+        .argParser(whole('--max-attempts', 1, 100))
+        .default(DEFAULT_RETRY_POLICY.maxAttempts),
+    )
+    .addOption(
+      new Option(
+        '--max-retry-after <seconds>',
+        'wait at most this long when the service says Retry-After; a longer wait stops the run',
+      )
+        .argParser(seconds('--max-retry-after', 0, 86_400))
+        .default(DEFAULT_MAX_RETRY_AFTER_MS, String(DEFAULT_MAX_RETRY_AFTER_MS / 1000)),
+    )
+    .addOption(
+      new Option(
+        '--timeout <seconds>',
+        'deadline of one attempt, from sending to the last byte of the answer',
+      )
+        .argParser(seconds('--timeout', 1, 3600))
+        .default(30_000, '30'),
+    )
+    .option('--dry-run', 'count rows, invalid rows and the transactions a run would spend; send nothing')
+    .option(
+      '--retry-unreadable',
+      'ask again for requests whose cached answer was paid for but unreadable (each costs a transaction again)',
+    )
+    .option('--json', 'print the result (or the run summary) as JSON')
+    .option('--quiet', 'no progress output')
+    .addOption(
+      new Option('--progress-every <seconds>', 'seconds between progress lines when not on a terminal')
+        .argParser(seconds('--progress-every', 1))
+        .default(10_000, '10'),
+    )
+    .option('--sandbox', 'start the embedded sandbox and use it (no key needed)')
+    .option('--base-url <url>', 'base of the v2 operations (or ENRICH_BASE_URL)')
+    .option('--base-url-v3 <url>', 'base of the v3 operations (or ENRICH_BASE_URL_V3)');
+  const fields = op.inputs.map((field) => new FieldOption(field));
+  for (const option of fields) cmd.addOption(option);
+  cmd.addHelpText(
+    'after',
+    `\nInput fields: ${op.inputs.map((f) => f.name).join(', ')} (flags are case-insensitive).\nOutput columns: ${outputColumns(op).join(', ')}\n`,
+  );
+  cmd.action(async () => {
+    const input: Record<string, string> = {};
+    for (const option of fields) {
+      const value = cmd.getOptionValue(option.attributeName()) as string | undefined;
+      if (value !== undefined) input[option.field.name] = value;
+    }
+    await action(op, cmd.opts<OperationFlags>(), input, cmd);
+  });
+  return cmd;
+}
+
+/**
+ * Other names of the command: the title (`"Phone Lookup"`), and the id and title in lower and upper
+ * case, with `_` or nothing between the words (`phonelookup`, `PHONE_LOOKUP`).
+ */
+function namesOf(op: Operation): string[] {
+  const names = new Set<string>();
+  for (const name of [op.title, op.id.replace(/-/g, '_'), squash(op.id)]) {
+    for (const form of [name, name.toLowerCase(), name.toUpperCase()]) names.add(form);
+  }
+  names.delete(op.id);
+  return [...names];
+}

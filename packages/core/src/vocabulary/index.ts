@@ -1,0 +1,7 @@
+// The words and tables every client shares, each defined once here: row outcomes and their status
+// words, formula-like text, field kinds, HTTP statuses, and why a run stops.
+export * from './field-kinds.js';
+export * from './formula.js';
+export * from './row-outcomes.js';
+export * from './status-codes.js';
+export * from './stop-reasons.js';

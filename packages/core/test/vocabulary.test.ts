@@ -1,0 +1,111 @@
+// The shared vocabulary: each table gives what the clients print, store and decide from.
+import { describe, expect, it } from 'vitest';
+import {
+  BILLABLE_STATUSES,
+  EXIT_CODES,
+  FIELD_KINDS,
+  isRetryable,
+  looksLikeFormula,
+  neutraliseFormula,
+  notAsDocumented,
+  ROW_OUTCOMES,
+  rowStatusText,
+  STATUS_TABLE,
+  STOP_REASONS,
+  statusInfo,
+} from '../src/index.js';
+
+describe('row outcomes', () => {
+  it('spells each status as the CLI has always written it', () => {
+    expect(rowStatusText('ok')).toBe('ok');
+    expect(rowStatusText('ok', notAsDocumented(2))).toBe('ok (2 fields not as documented)');
+    expect(rowStatusText('ok', notAsDocumented(1))).toBe('ok (1 field not as documented)');
+    expect(rowStatusText('ok', notAsDocumented(0))).toBe('ok');
+    expect(rowStatusText('no-match')).toBe('no match');
+    expect(rowStatusText('no-match', 'Too many records match (440).')).toBe(
+      'no match: Too many records match (440).',
+    );
+    expect(rowStatusText('invalid', 'Phone must be 10 digits; got 9')).toBe(
+      'invalid: Phone must be 10 digits; got 9',
+    );
+    expect(rowStatusText('blank', 'blank row')).toBe('invalid: blank row');
+    expect(rowStatusText('error', 'not sent: the run was interrupted')).toBe(
+      'error: not sent: the run was interrupted',
+    );
+    expect(rowStatusText('unreadable', 'the body is not JSON')).toBe(
+      'paid, unreadable: the body is not JSON',
+    );
+  });
+
+  it('marks the outcomes that cost a transaction', () => {
+    const billable = Object.entries(ROW_OUTCOMES).flatMap(([kind, o]) => (o.billable ? [kind] : []));
+    expect(billable).toEqual(['ok', 'no-match', 'unreadable']);
+  });
+});
+
+describe('formula-like text', () => {
+  it("neutralises OWASP's list: = + - @ tab CR NUL, and nothing else", () => {
+    for (const start of ['=', '+', '-', '@', '\t', '\r', '\0']) {
+      expect(looksLikeFormula(`${start}1+2`)).toBe(true);
+      expect(neutraliseFormula(`${start}SUM(A1)`)).toBe(`'${start}SUM(A1)`);
+    }
+    for (const text of ['', 'Jane', "'quoted", ' =1', '1=1', '\n=1']) {
+      expect(neutraliseFormula(text)).toBe(text);
+    }
+  });
+});
+
+describe('field kinds', () => {
+  it('gives each kind one pattern, its hint, and its OpenAPI form from the same pattern', () => {
+    expect(FIELD_KINDS.phone.pattern?.test('5550102030')).toBe(true);
+    expect(FIELD_KINDS.phone.pattern?.test('555010203')).toBe(false);
+    expect(FIELD_KINDS.zip.pattern?.test('02134')).toBe(true);
+    expect(FIELD_KINDS.state.pattern?.test('ma')).toBe(false);
+    expect(FIELD_KINDS.email.pattern?.test('jane@example.com')).toBe(true);
+    expect(FIELD_KINDS.text.pattern).toBeUndefined();
+    expect(FIELD_KINDS.phone.openapi).toEqual({ pattern: '^[0-9]{10}$' });
+    expect(FIELD_KINDS.email.openapi).toEqual({ format: 'email' });
+    expect(FIELD_KINDS.zip.hint).toBe('5 digits');
+  });
+
+  it('says why a value does not match', () => {
+    expect(FIELD_KINDS.phone.problem('555CALL')).toBe('must be numeric only (10 digits); got "555CALL"');
+    expect(FIELD_KINDS.phone.problem('555')).toBe('must be 10 digits; got 3');
+    expect(FIELD_KINDS.zip.problem('x'.repeat(50))).toBe(`must be 5 digits; got "${'x'.repeat(37)}..."`);
+  });
+});
+
+describe('status codes', () => {
+  it('classes every documented status once, and unlisted ones by range', () => {
+    expect(Object.keys(STATUS_TABLE)).toEqual(['200', '204', '400', '401', '429', '440', '500']);
+    expect(BILLABLE_STATUSES).toEqual([200, 204, 440]);
+    expect(statusInfo(401)).toMatchObject({ code: 'unauthorized', billable: false, retryable: false });
+    expect(statusInfo(503)).toMatchObject({ code: 'server', retryable: true });
+    expect(statusInfo(503).message).toContain('(503)');
+    expect(statusInfo(307)).toMatchObject({ code: 'redirect', retryable: false });
+    expect(statusInfo(404)).toMatchObject({ code: 'unexpected-status', retryable: false });
+  });
+
+  it('retries the codes of retryable statuses, and network failures', () => {
+    const retried = (code: Parameters<typeof isRetryable>[0]['code']) => isRetryable({ code, message: '' });
+    expect(retried('allowance')).toBe(true);
+    expect(retried('server')).toBe(true);
+    expect(retried('network')).toBe(true);
+    for (const code of [
+      'bad-request',
+      'unauthorized',
+      'too-many-results',
+      'redirect',
+      'bad-response',
+    ] as const)
+      expect(retried(code)).toBe(false);
+  });
+});
+
+describe('stop reasons', () => {
+  it('gives each reason its exit code and words', () => {
+    expect(STOP_REASONS.budget).toEqual({ exitCode: 8, text: 'the --max-transactions budget is spent' });
+    expect(STOP_REASONS.auth.exitCode).toBe(EXIT_CODES.auth);
+    expect(STOP_REASONS.interrupted.exitCode).toBe(130);
+  });
+});
