@@ -32,7 +32,9 @@ describe('SpillFile', () => {
     for (let record = spill.take(); record; record = spill.take()) taken.push([record.tag, record.text]);
     expect(spill.isEmpty).toBe(true);
     expect(taken.length).toBe(expected.length);
-    expect(taken.filter(([tag, text], i) => tag !== expected[i]?.[0] || text !== expected[i]?.[1])).toEqual([]);
+    expect(taken.filter(([tag, text], i) => tag !== expected[i]?.[0] || text !== expected[i]?.[1])).toEqual(
+      [],
+    );
     spill.close();
     expect(existsSync(spill.path)).toBe(false);
   });
