@@ -1,8 +1,10 @@
 // The output of a run, written to <out>.partial row by row in file order and renamed over <out>
 // only when every row is in it. Rows are rendered to CSV text here and handed to the file in
 // batches of about 64 KB (one write call per row would cost more CPU than the rest of the row's
-// work); the key scrubber runs over each batch. A result's own columns are rendered once and reused
-// by every row that shares the result (a file repeats its requests: that is what dedup is for).
+// work). The key scrubber runs over each piece as it is rendered: a row's input fields, and a
+// result's columns, which are rendered (and scrubbed) once and reused by every row that shares the
+// result (a file repeats its requests: that is what dedup is for). Scrubbing whole batches instead
+// scanned every byte of the answers again on every row: a quarter of a cached run's CPU.
 import { once } from 'node:events';
 import {
   closeSync,
@@ -52,7 +54,7 @@ export class OutputFile {
   }
 
   writeHeader(header: readonly string[]): void {
-    this.batch += `${csvFields(header)}\n`;
+    this.batch += `${this.scrub(csvFields(header))}\n`;
   }
 
   /**
@@ -74,17 +76,17 @@ export class OutputFile {
     if (this.batch.length >= BATCH_CHARS) this.flush();
   }
 
-  /** A row's input fields as CSV, fitted to the header's width. */
+  /** A row's input fields as CSV, fitted to the header's width, scrubbed. */
   renderFields(fields: readonly string[]): string {
     const { width } = this;
-    if (fields.length === width) return csvFields(fields);
+    if (fields.length === width) return this.scrub(csvFields(fields));
     // Short rows are padded with empty fields; longer ones lose the extra fields (they are invalid).
     let text = '';
     for (let i = 0; i < width; i++) {
       if (i > 0) text += ',';
       text += csvField(fields[i] ?? '');
     }
-    return text;
+    return this.scrub(text);
   }
 
   /** A result's columns and status, from the comma after the input fields to the line's end. */
@@ -93,7 +95,7 @@ export class OutputFile {
     if (tail === undefined) {
       tail = '';
       for (const cell of result.cells) tail += `,${csvField(cell)}`;
-      tail += `,${csvField(result.status)}\n`;
+      tail = this.scrub(`${tail},${csvField(result.status)}\n`);
       this.rendered.set(result, tail);
     }
     return tail;
@@ -115,8 +117,8 @@ export class OutputFile {
 
   private flush(): void {
     if (this.batch === '' || this.error) return;
-    // Batches end at row boundaries, so a key inside a cell is never split between two of them.
-    this.file.write(this.scrub(this.batch));
+    // Every piece of the batch was scrubbed as it was rendered.
+    this.file.write(this.batch);
     this.unsynced += this.batch.length;
     this.batch = '';
     // The output is synced before it is renamed into place; syncing as it grows spreads that wait
