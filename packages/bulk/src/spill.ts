@@ -31,7 +31,10 @@ export class SpillFile {
   private inputAt = 0;
   private count = 0;
 
-  constructor(readonly path: string) {}
+  constructor(readonly path: string) {
+    // A run killed while spilling left its spill behind; the output's lock is ours, so is this file.
+    rmSync(path, { force: true });
+  }
 
   get isEmpty(): boolean {
     return this.count === 0;
