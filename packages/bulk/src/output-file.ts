@@ -34,6 +34,8 @@ export class OutputFile {
   private rowIndex = 0;
   private readonly rendered = new WeakMap<RowResult, string>();
   private unsynced = 0;
+  private pieces: Buffer[] = [];
+  private piecesLength = 0;
   private syncing: Promise<void> | undefined;
 
   constructor(
@@ -43,7 +45,10 @@ export class OutputFile {
     options: { allExtras: boolean; onError: (error: Error) => void },
   ) {
     this.tempPath = `${outPath}.partial`;
-    this.file = createWriteStream(this.tempPath);
+    // A buffer of 1 MB, not Node's 16 KB: a run writes its output in 64 KB batches, and waiting for
+    // the disk after each one (thousands of round trips through the thread pool at the end of a
+    // big run, when the rows on disk come out) cost seconds.
+    this.file = createWriteStream(this.tempPath, { highWaterMark: 1 << 20 });
     this.file.on('error', (error) => {
       this.error ??= error;
       options.onError(error);
@@ -57,21 +62,25 @@ export class OutputFile {
     this.batch += `${this.scrub(csvFields(header))}\n`;
   }
 
+  /** One whole line as UTF-8 bytes, rendered (and scrubbed) earlier: a row from the spill. */
+  writeBytes(line: Buffer): void {
+    // Text and bytes go out in separate writes, in the order they came.
+    if (this.batch !== '') this.flush();
+    this.pieces.push(line);
+    this.piecesLength += line.length;
+    this.rowIndex++;
+    if (this.piecesLength >= BATCH_CHARS) this.flush();
+  }
+
   /**
    * One row: its input fields (fitted to the header's width; or already rendered by renderFields)
    * and its result's columns.
    */
   writeRow(fields: readonly string[] | string, result: RowResult): void {
+    if (this.pieces.length > 0) this.flush();
     this.batch += typeof fields === 'string' ? fields : this.renderFields(fields);
     this.batch += this.renderResult(result);
     if (result.extra) this.extras?.add(this.rowIndex, result.extra, this.scrub);
-    this.rowIndex++;
-    if (this.batch.length >= BATCH_CHARS) this.flush();
-  }
-
-  /** One whole line, rendered earlier (a row whose result has no extra fields). */
-  writeLine(line: string): void {
-    this.batch += line;
     this.rowIndex++;
     if (this.batch.length >= BATCH_CHARS) this.flush();
   }
@@ -116,11 +125,22 @@ export class OutputFile {
   }
 
   private flush(): void {
-    if (this.batch === '' || this.error) return;
-    // Every piece of the batch was scrubbed as it was rendered.
-    this.file.write(this.batch);
-    this.unsynced += this.batch.length;
-    this.batch = '';
+    if (this.error) return;
+    // Every piece was scrubbed as it was rendered. At most one of the two holds anything.
+    if (this.pieces.length > 0) {
+      this.put(Buffer.concat(this.pieces, this.piecesLength));
+      this.pieces = [];
+      this.piecesLength = 0;
+    }
+    if (this.batch !== '') {
+      this.put(this.batch);
+      this.batch = '';
+    }
+  }
+
+  private put(chunk: string | Buffer): void {
+    this.file.write(chunk);
+    this.unsynced += chunk.length;
     // The output is synced before it is renamed into place; syncing as it grows spreads that wait
     // over the run, where it overlaps the reading, instead of adding it at the end.
     // (A WriteStream has its descriptor once open; Node's types do not say so.)

@@ -83,15 +83,17 @@ export class RowQueue {
       const record = this.spill.take();
       if (record === undefined) break;
       if (record.tag & COMPLETE) {
-        this.output.writeLine(record.text);
+        // Copied out as bytes: never decoded and encoded again.
+        this.output.writeBytes(record.bytes);
         this.counted.line(record.tag & ~COMPLETE);
         continue;
       }
       const value = this.refs[record.tag] as Waiting;
       const result = isPending(value) ? value.result : value;
+      const text = record.bytes.toString('utf8');
       // Waits in the window (one row) for its answer; the rest stay on disk behind it.
-      if (result === undefined) this.window.push(record.text, value);
-      else this.write(record.text, result);
+      if (result === undefined) this.window.push(text, value);
+      else this.write(text, result);
     }
     if (this.spill.isEmpty && this.refs.length > 0) {
       this.refs = [];

@@ -119,9 +119,11 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
     line: (code) => countCode(summary, code),
   });
   const pending = new Map<string, Pending<RowResult>>();
-  // Requests waiting for an answer (queued or on the wire) before reading pauses: enough to keep
-  // every connection busy, and a bound on the memory they take.
-  const maxPending = Math.max(1024, options.sender.concurrency * 64);
+  // Requests waiting for an answer (queued or on the wire) before reading pauses: a bound on the
+  // memory they take (a few hundred bytes each), and far enough ahead that a file whose distinct
+  // requests come first does not hold up the reading of the rest (which then spills to disk while
+  // the answers come) until the last few thousand are sent.
+  const maxPending = Math.max(8192, options.sender.concurrency * 256);
   const tasks = new Set<Promise<void>>();
   const seen = new Set<string>();
   const answers = new BoundedMap<string, RowResult>(options.memoryAnswers ?? 20_000);

@@ -17,7 +17,8 @@ export const COMPLETE = 0x40000000;
 
 export interface SpillRecord {
   readonly tag: number;
-  readonly text: string;
+  /** The record's UTF-8 text (a view of the read buffer, valid after later takes). */
+  readonly bytes: Buffer;
 }
 
 export class SpillFile {
@@ -62,11 +63,11 @@ export class SpillFile {
     const length = this.input.readUInt32LE(this.inputAt + 4);
     this.need(HEADER + length);
     const start = this.inputAt + HEADER;
-    const text = this.input.toString('utf8', start, start + length);
+    const bytes = this.input.subarray(start, start + length);
     this.inputAt = start + length;
     this.count--;
     if (this.count === 0) this.reset();
-    return { tag, text };
+    return { tag, bytes };
   }
 
   /** Deletes the file. */

@@ -25,11 +25,13 @@ describe('SpillFile', () => {
       expected.push([tag, text]);
       if (i % 5 === 0) {
         const record = spill.take();
-        if (record) taken.push([record.tag, record.text]);
+        if (record) taken.push([record.tag, record.bytes.toString('utf8')]);
       }
     }
     expect(existsSync(spill.path)).toBe(true);
-    for (let record = spill.take(); record; record = spill.take()) taken.push([record.tag, record.text]);
+    for (let record = spill.take(); record; record = spill.take()) {
+      taken.push([record.tag, record.bytes.toString('utf8')]);
+    }
     expect(spill.isEmpty).toBe(true);
     expect(taken.length).toBe(expected.length);
     expect(taken.filter(([tag, text], i) => tag !== expected[i]?.[0] || text !== expected[i]?.[1])).toEqual(
@@ -47,7 +49,7 @@ describe('SpillFile', () => {
       let wrong = 0;
       for (let i = 0; i < 100_000; i++) {
         const record = spill.take();
-        if (record?.tag !== i || record.text !== `r${round}-${i}`) wrong++;
+        if (record?.tag !== i || record.bytes.toString('utf8') !== `r${round}-${i}`) wrong++;
       }
       expect(wrong).toBe(0);
       expect(spill.take()).toBeUndefined();
