@@ -78,6 +78,8 @@ export class RowQueue {
    * there instead); the caller flushes again once it has drained.
    */
   flush(): void {
+    // The output cannot be written (its disk is full): the run is stopping and writes nothing more.
+    if (this.output.error) return;
     this.window.drain(this.write, isPending);
     while (this.window.size === 0 && !this.spill.isEmpty && !this.output.needsDrain) {
       const record = this.spill.take();

@@ -133,7 +133,14 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
   let journalBroken = false;
   let bytesRead = 0;
 
-  const flush = () => queue.flush();
+  const flush = () => {
+    try {
+      queue.flush();
+    } catch (error) {
+      // Reading the spill back failed (its disk is full, say): stop as when the output's is.
+      output.fail(error as Error);
+    }
+  };
 
   let graceTimer: NodeJS.Timeout | undefined;
   const onSignal = () => {
