@@ -1,0 +1,201 @@
+// The output of a run, written to <out>.partial row by row in file order and renamed over <out>
+// only when every row is in it. Rows are rendered to CSV text here and handed to the file in
+// batches of about 64 KB (one write call per row would cost more CPU than the rest of the row's
+// work). The key scrubber runs over each piece as it is rendered: a row's input fields, and a
+// result's columns, which are rendered (and scrubbed) once and reused by every row that shares the
+// result (a file repeats its requests: that is what dedup is for). Scrubbing whole batches instead
+// scanned every byte of the answers again on every row: a quarter of a cached run's CPU.
+import { once } from 'node:events';
+import {
+  closeSync,
+  createWriteStream,
+  fdatasync,
+  fsyncSync,
+  openSync,
+  renameSync,
+  rmSync,
+  type WriteStream,
+} from 'node:fs';
+import { finished } from 'node:stream/promises';
+import { csvField, csvFields } from './csv-line.js';
+import { ExtraColumns } from './extra-columns.js';
+import type { RowResult } from './row-result.js';
+
+const BATCH_CHARS = 64 * 1024;
+const SYNC_EVERY_CHARS = 16 * 1024 * 1024;
+
+export class OutputFile {
+  readonly tempPath: string;
+  /** The first error writing the file (disk full, say); nothing more is written after it. */
+  error: Error | undefined;
+  private readonly file: WriteStream;
+  private readonly extras: ExtraColumns | undefined;
+  private batch = '';
+  private rowIndex = 0;
+  private readonly rendered = new WeakMap<RowResult, string>();
+  private unsynced = 0;
+  private pieces: Buffer[] = [];
+  private piecesLength = 0;
+  private syncing: Promise<void> | undefined;
+
+  constructor(
+    private readonly outPath: string,
+    private readonly width: number,
+    private readonly scrub: (text: string) => string,
+    options: { allExtras: boolean; onError: (error: Error) => void },
+  ) {
+    this.tempPath = `${outPath}.partial`;
+    // A buffer of 1 MB, not Node's 16 KB: a run writes its output in 64 KB batches, and waiting for
+    // the disk after each one (thousands of round trips through the thread pool at the end of a
+    // big run, when the rows on disk come out) cost seconds.
+    this.file = createWriteStream(this.tempPath, { highWaterMark: 1 << 20 });
+    this.file.on('error', (error) => {
+      this.error ??= error;
+      options.onError(error);
+    });
+    this.extras = options.allExtras
+      ? new ExtraColumns(this.tempPath, (error) => this.file.destroy(error))
+      : undefined;
+  }
+
+  writeHeader(header: readonly string[]): void {
+    this.batch += `${this.scrub(csvFields(header))}\n`;
+  }
+
+  /** One whole line as UTF-8 bytes, rendered (and scrubbed) earlier: a row from the spill. */
+  writeBytes(line: Buffer): void {
+    // Text and bytes go out in separate writes, in the order they came.
+    if (this.batch !== '') this.flush();
+    this.pieces.push(line);
+    this.piecesLength += line.length;
+    this.rowIndex++;
+    if (this.piecesLength >= BATCH_CHARS) this.flush();
+  }
+
+  /**
+   * One row: its input fields (fitted to the header's width; or already rendered by renderFields)
+   * and its result's columns.
+   */
+  writeRow(fields: readonly string[] | string, result: RowResult): void {
+    if (this.pieces.length > 0) this.flush();
+    this.batch += typeof fields === 'string' ? fields : this.renderFields(fields);
+    this.batch += this.renderResult(result);
+    if (result.extra) this.extras?.add(this.rowIndex, result.extra, this.scrub);
+    this.rowIndex++;
+    if (this.batch.length >= BATCH_CHARS) this.flush();
+  }
+
+  /** A row's input fields as CSV, fitted to the header's width, scrubbed. */
+  renderFields(fields: readonly string[]): string {
+    const { width } = this;
+    if (fields.length === width) return this.scrub(csvFields(fields));
+    // Short rows are padded with empty fields; longer ones lose the extra fields (they are invalid).
+    let text = '';
+    for (let i = 0; i < width; i++) {
+      if (i > 0) text += ',';
+      text += csvField(fields[i] ?? '');
+    }
+    return this.scrub(text);
+  }
+
+  /** A result's columns and status, from the comma after the input fields to the line's end. */
+  renderResult(result: RowResult): string {
+    let tail = this.rendered.get(result);
+    if (tail === undefined) {
+      tail = '';
+      for (const cell of result.cells) tail += `,${csvField(cell)}`;
+      tail = this.scrub(`${tail},${csvField(result.status)}\n`);
+      this.rendered.set(result, tail);
+    }
+    return tail;
+  }
+
+  /** Stops writing: the run stops (the spill's disk is full, say). */
+  fail(error: Error): void {
+    this.file.destroy(error);
+  }
+
+  /** Whether the file's buffer is full: the caller waits for drained() before writing more. */
+  get needsDrain(): boolean {
+    return this.file.writableNeedDrain;
+  }
+
+  drained(): Promise<unknown> {
+    return once(this.file, 'drain');
+  }
+
+  private flush(): void {
+    if (this.error) return;
+    // Every piece was scrubbed as it was rendered. At most one of the two holds anything.
+    if (this.pieces.length > 0) {
+      this.put(Buffer.concat(this.pieces, this.piecesLength));
+      this.pieces = [];
+      this.piecesLength = 0;
+    }
+    if (this.batch !== '') {
+      this.put(this.batch);
+      this.batch = '';
+    }
+  }
+
+  private put(chunk: string | Buffer): void {
+    this.file.write(chunk);
+    this.unsynced += chunk.length;
+    // The output is synced before it is renamed into place; syncing as it grows spreads that wait
+    // over the run, where it overlaps the reading, instead of adding it at the end.
+    // (A WriteStream has its descriptor once open; Node's types do not say so.)
+    const fd = (this.file as unknown as { fd: number | null }).fd;
+    if (this.unsynced >= SYNC_EVERY_CHARS && this.syncing === undefined && typeof fd === 'number') {
+      this.unsynced = 0;
+      this.syncing = new Promise<void>((resolve) => fdatasync(fd, () => resolve())).then(() => {
+        this.syncing = undefined;
+      });
+    }
+  }
+
+  /** Closes the file; waits until it is written (or has failed). */
+  async close(): Promise<void> {
+    this.flush();
+    // Not while a sync of its descriptor runs: the descriptor would be closed under it.
+    await this.syncing;
+    this.file.end();
+    await finished(this.file).catch(() => undefined);
+    await this.extras?.close();
+  }
+
+  /**
+   * After close(): a complete run's output replaces <out> (with the extra columns merged in, if
+   * any answer had fields the description does not list) and returns their names; an incomplete
+   * one is deleted, which also frees its space for the answers the journal may still need to save.
+   */
+  async finish(completed: boolean, extraName: (name: string) => string): Promise<string[]> {
+    try {
+      if (!completed) {
+        rmSync(this.tempPath, { force: true });
+        return [];
+      }
+      if (this.extras && this.extras.names.size > 0) {
+        const merged = `${this.outPath}.merged.partial`;
+        await this.extras.merge(this.tempPath, merged, extraName);
+        rmSync(this.tempPath, { force: true });
+        fsyncFile(merged);
+        renameSync(merged, this.outPath);
+        return [...this.extras.names];
+      }
+      fsyncFile(this.tempPath);
+      renameSync(this.tempPath, this.outPath);
+      return [];
+    } finally {
+      this.extras?.discard();
+    }
+  }
+}
+
+function fsyncFile(path: string): void {
+  const fd = openSync(path, 'r+');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
