@@ -3,7 +3,6 @@
 import {
   API_KEY_ENV,
   type CleanInput,
-  checkApiKey,
   checkBaseUrl,
   isLoopback,
   OPERATIONS,
@@ -18,10 +17,11 @@ import { reportCall, sendCall } from './calls';
 import type { Ctx } from './ctx';
 import { type HistoryEntry, operationOf } from './history';
 import { askInput } from './input-flow';
-import { checkSavedKey } from './key-check';
+import { clearApiKey, setApiKey } from './key-commands';
 import { COMMAND, HISTORY_VIEW, operationCommandId } from './manifest';
 import { askReuse, findEarlierAnswer } from './reuse';
 import { prefillFor, selectedText } from './selection';
+import { tryWithoutKey, useRealService } from './trial-commands';
 
 // VS Code passes a command whatever its caller gives: tree elements, ids, inputs.
 export type Handler = (...args: any[]) => unknown;
@@ -37,6 +37,8 @@ export function createCommands(): Record<string, CommandFactory> {
     [COMMAND.setApiKey]: setApiKey,
     [COMMAND.clearApiKey]: clearApiKey,
     [COMMAND.useSandbox]: useSandbox,
+    [COMMAND.tryWithoutKey]: tryWithoutKey,
+    [COMMAND.useRealService]: useRealService,
     [COMMAND.showHistory]: showHistory,
     [COMMAND.copyLastRequestAsCurl]: copyLastRequestAsCurl,
     [COMMAND.openResult]: openResult,
@@ -105,32 +107,6 @@ function checked(op: Operation, given: Record<string, unknown>): CleanInput | un
   void vscode.window.showErrorMessage(result.message);
   return undefined;
 }
-
-const setApiKey: CommandFactory = (ctx) => async () => {
-  // password: the key is never shown on screen, so no screenshot or screen share can catch it.
-  const key = await vscode.window.showInputBox({
-    title: 'Enrichment: Set API Key',
-    prompt: "The key is kept in VS Code's secret storage, never in settings or history.",
-    placeHolder: 'Paste the API key',
-    password: true,
-    ignoreFocusOut: true,
-    // Surrounding spaces (a paste) are trimmed; anything else checkApiKey refuses is a copy mistake.
-    validateInput: (text) => (text.trim() === '' ? 'Enter the key' : checkApiKey(text.trim())),
-  });
-  if (key === undefined) return;
-  await ctx.keys.set(key);
-  const saved = await ctx.refresh();
-  ctx.log.info('API key set');
-  // The free check: each base in use says whether it accepts the key, and nothing is spent.
-  if (saved) await checkSavedKey(ctx, saved);
-};
-
-const clearApiKey: CommandFactory = (ctx) => async () => {
-  await ctx.keys.clear();
-  await ctx.refresh();
-  ctx.log.info('API key cleared');
-  void vscode.window.showInformationMessage('API key cleared.');
-};
 
 const useSandbox: CommandFactory = (ctx) => async () => {
   const url = await vscode.window.showInputBox({

@@ -39,6 +39,7 @@ describe('the extension package', () => {
         'LICENSE',
         'README.md',
         'dist/extension.js',
+        'dist/sandbox.js',
         'media/enrich.svg',
         'media/icon.png',
         'package.json',
