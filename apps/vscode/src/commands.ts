@@ -19,6 +19,7 @@ import { type HistoryEntry, operationOf } from './history';
 import { askInput } from './input-flow';
 import { clearApiKey, setApiKey } from './key-commands';
 import { COMMAND, HISTORY_VIEW, operationCommandId } from './manifest';
+import { showResult } from './result-view';
 import { askReuse, findEarlierAnswer } from './reuse';
 import { prefillFor, selectedText } from './selection';
 import { tryWithoutKey, useRealService } from './trial-commands';
@@ -97,7 +98,7 @@ async function showEarlier(ctx: Ctx, entry: HistoryEntry): Promise<void> {
   ctx.log.info(
     `${op.title}: showed the answer of ${new Date(entry.at).toISOString()} from the History; nothing sent, no transaction spent`,
   );
-  await ctx.results.show(entry);
+  await showResult(ctx, entry);
   vscode.window.setStatusBarMessage(`${op.title}: answer from the History, no transaction spent`, 5000);
 }
 
@@ -163,7 +164,7 @@ function entryFrom(ctx: Ctx, arg: unknown): HistoryEntry | undefined {
 
 const openResult: CommandFactory = (ctx) => async (arg: unknown) => {
   const entry = entryFrom(ctx, arg);
-  if (entry) await ctx.results.show(entry);
+  if (entry) await showResult(ctx, entry);
 };
 
 // The user asked for a new call by name ("Re-run (spends 1 transaction)"), so no earlier answer is

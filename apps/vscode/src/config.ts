@@ -46,6 +46,11 @@ export class Config {
     return Math.min(maximum, Math.max(minimum, Math.floor(this.read<number>('historySize'))));
   }
 
+  /** Where results open: the view for people, or the JSON document. */
+  get resultView(): 'view' | 'json' {
+    return this.read<string>('resultView') === 'json' ? 'json' : 'view';
+  }
+
   /** How old a History answer may be and still be offered instead of a new call; 0 offers none. */
   get reuseAnswersMs(): number {
     const { minimum, maximum, default: fallback } = SETTINGS.reuseAnswersHours;

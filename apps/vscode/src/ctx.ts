@@ -6,6 +6,7 @@ import { Config } from './config';
 import { History } from './history';
 import { ApiKeyStore } from './key-store';
 import { Log } from './log';
+import { ResultView } from './result-view';
 import { RESULT_SCHEME, ResultDocuments } from './results';
 import { type KeyState, StatusBar } from './status-bar';
 import { DEMO_KEY, Trial } from './trial';
@@ -15,6 +16,8 @@ export class Ctx {
   readonly keys: ApiKeyStore;
   readonly history: History;
   readonly results: ResultDocuments;
+  /** The result view for people; the JSON documents stay one click away. */
+  readonly resultView: ResultView;
   readonly log = new Log();
   readonly status: StatusBar;
   /** This session's own sandbox ("Try Without a Key"), stopped with the extension. */
@@ -27,8 +30,10 @@ export class Ctx {
     this.history = new History(extension.globalState, () => this.config.historySize, scrub);
     this.results = new ResultDocuments(this.history, scrub);
     this.status = new StatusBar(this.config);
+    this.resultView = new ResultView(this);
     this.subscribe(
       this.trial,
+      this.resultView,
       this.keys,
       this.history,
       this.log,

@@ -98,6 +98,53 @@ export enum ProgressLocation {
   Notification = 15,
 }
 
+export enum ViewColumn {
+  Active = -1,
+  Beside = -2,
+  One = 1,
+}
+
+/** A webview panel: the page's HTML, what the extension posted to it, and a way to click its buttons. */
+export class WebviewPanelStub {
+  title: string;
+  disposed = false;
+  revealed = 0;
+  private readonly received = new EventEmitter<unknown>();
+  private readonly disposedEvent = new EventEmitter<void>();
+  readonly posted: unknown[] = [];
+  readonly webview = {
+    html: '',
+    cspSource: 'vscode-webview://stub',
+    onDidReceiveMessage: this.received.event,
+    postMessage: async (message: unknown) => {
+      this.posted.push(message);
+      return true;
+    },
+  };
+  readonly onDidDispose = this.disposedEvent.event;
+  constructor(
+    readonly viewType: string,
+    title: string,
+    readonly options: Record<string, unknown>,
+  ) {
+    this.title = title;
+  }
+  reveal(): void {
+    this.revealed++;
+  }
+  /** What the page's script sends when a button is pressed. */
+  async send(message: unknown): Promise<void> {
+    this.received.fire(message);
+    // Lets the extension's async handler finish.
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.disposedEvent.fire();
+  }
+}
+
 export enum ConfigurationTarget {
   Global = 1,
   Workspace = 2,
@@ -179,6 +226,7 @@ function freshUi() {
     settings: new Map<string, unknown>(),
     trees: new Map<string, unknown>(),
     statusItems: [] as { text: string; tooltip: string; command: string | undefined }[],
+    panels: [] as WebviewPanelStub[],
   };
 }
 
@@ -435,6 +483,11 @@ export const window = {
     ui.progress.push(record);
     ui.onProgress(record);
     return task({ report: (value) => record.messages.push(value.message ?? '') }, record.source.token);
+  },
+  createWebviewPanel(viewType: string, title: string, _column: unknown, options: Record<string, unknown>) {
+    const panel = new WebviewPanelStub(viewType, title, options);
+    ui.panels.push(panel);
+    return panel;
   },
   createOutputChannel: (name: string) => new OutputChannelStub(name),
   createStatusBarItem: (id: string) => new StatusBarItemStub(id),
