@@ -140,8 +140,11 @@ function recordGroups(
     });
     groups.push(splitEmpty(GROUP_TITLES[name] ?? name.replace(/^Vehicle(\d)$/, 'Vehicle $1'), fields));
   }
-  // The operation's own fields (Phone Append's Phone, TCPA's codes...) come first: they are the answer.
-  if (loose.length > 0) groups.unshift(splitEmpty('Answer', loose));
+  if (loose.length === 0) return groups;
+  // Without groups, the operation's own fields (Phone Append's Phone, TCPA's codes) are the answer;
+  // beside groups they are only bookkeeping (a lookup's trace), so they come last.
+  if (groups.length === 0) groups.push(splitEmpty('Answer', loose));
+  else groups.push(splitEmpty('Other', loose));
   return groups;
 }
 
