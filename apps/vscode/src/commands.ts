@@ -14,6 +14,7 @@ import {
 import { DEMO_KEY } from '@enrich/sandbox/demo-key';
 import * as vscode from 'vscode';
 import { reportCall, sendCall } from './calls';
+import { enrichCsv } from './csv-command';
 import type { Ctx } from './ctx';
 import { type HistoryEntry, operationOf } from './history';
 import { askInput } from './input-flow';
@@ -39,6 +40,7 @@ export function createCommands(): Record<string, CommandFactory> {
     [COMMAND.clearApiKey]: clearApiKey,
     [COMMAND.useSandbox]: useSandbox,
     [COMMAND.tryWithoutKey]: tryWithoutKey,
+    [COMMAND.enrichCsv]: enrichCsv,
     [COMMAND.useRealService]: useRealService,
     [COMMAND.showHistory]: showHistory,
     [COMMAND.copyLastRequestAsCurl]: copyLastRequestAsCurl,

@@ -20,6 +20,7 @@ export const COMMAND = {
   useSandbox: 'enrich.useSandbox',
   tryWithoutKey: 'enrich.tryWithoutKey',
   useRealService: 'enrich.useRealService',
+  enrichCsv: 'enrich.enrichCsv',
   showHistory: 'enrich.showHistory',
   copyLastRequestAsCurl: 'enrich.copyLastRequestAsCurl',
   openResult: 'enrich.history.open',
@@ -59,6 +60,7 @@ const GENERAL_COMMANDS: readonly (CommandContribution & { readonly palette: bool
     category: CATEGORY,
     palette: TRYING_CONTEXT,
   },
+  { command: COMMAND.enrichCsv, title: 'Enrich CSV...', category: CATEGORY, palette: true },
   { command: COMMAND.showHistory, title: 'Show History', category: CATEGORY, palette: true },
   {
     command: COMMAND.copyLastRequestAsCurl,
@@ -74,6 +76,8 @@ const GENERAL_COMMANDS: readonly (CommandContribution & { readonly palette: bool
   { command: COMMAND.clearHistory, title: 'Clear History', icon: '$(clear-all)', palette: false },
 ];
 
+const CSV_FILE = 'resourceExtname == .csv && !explorerResourceIsFolder';
+
 export function contributes() {
   const onHistoryEntry = `view == ${HISTORY_VIEW} && viewItem == ${HISTORY_ITEM}`;
   return {
@@ -86,6 +90,9 @@ export function contributes() {
         command: c.command,
         when: c.palette === false ? 'false' : c.palette,
       })),
+      // On .csv files: the explorer's context menu and the editor's title bar menu.
+      'explorer/context': [{ command: COMMAND.enrichCsv, when: CSV_FILE, group: '7_modification@9' }],
+      'editor/title': [{ command: COMMAND.enrichCsv, when: CSV_FILE, group: '1_run@9' }],
       'view/title': [{ command: COMMAND.clearHistory, when: `view == ${HISTORY_VIEW}`, group: 'navigation' }],
       'view/item/context': [
         { command: COMMAND.rerun, when: onHistoryEntry, group: 'inline@1' },

@@ -4,6 +4,8 @@
 // Quick inputs behave as VS Code's do where the extension depends on it: Enter on an input box
 // fires onDidAccept whatever the validation message says, so the extension must refuse it itself.
 
+import { readFileSync } from 'node:fs';
+
 type Listener<T> = (event: T) => unknown;
 
 export class Disposable {
@@ -55,9 +57,20 @@ export class Uri {
       parts.fragment ?? '',
     );
   }
+  static file(path: string) {
+    return new Uri('file', '', path, '', '');
+  }
+  get fsPath(): string {
+    return this.path;
+  }
   toString(): string {
     return `${this.scheme}:${this.path}${this.query ? `?${this.query}` : ''}`;
   }
+}
+
+export enum QuickPickItemKind {
+  Separator = -1,
+  Default = 0,
 }
 
 export enum TreeItemCollapsibleState {
@@ -391,6 +404,31 @@ interface InputBoxOptions {
   validateInput?: (value: string) => string | undefined | null | Promise<string | undefined | null>;
 }
 
+async function showQuickPick<T extends Item>(
+  items: readonly T[] | Promise<readonly T[]>,
+  options: { title?: string } = {},
+): Promise<T | undefined> {
+  const list = await items;
+  const reply = nextReply(`showQuickPick "${options.title}"`);
+  ui.seen.push({
+    kind: 'pick',
+    title: options.title,
+    prompt: undefined,
+    value: '',
+    validationMessage: undefined,
+    items: list.map((i) => i.label),
+    active: [],
+    password: false,
+    step: undefined,
+    totalSteps: undefined,
+  });
+  if (!('pick' in reply)) return undefined;
+  const label = typeof reply.pick === 'string' ? reply.pick : reply.pick[0];
+  const item = list.find((i) => i.label === label);
+  if (!item) throw new Error(`No item "${label}" in ${list.map((i) => i.label).join(', ')}`);
+  return item;
+}
+
 async function showInputBox(options: InputBoxOptions = {}): Promise<string | undefined> {
   for (;;) {
     const reply = nextReply(`showInputBox "${options.title}"`);
@@ -461,6 +499,10 @@ export const window = {
   createInputBox: () => new InputBoxStub(),
   createQuickPick: <T extends Item>() => new QuickPickStub<T>(),
   showInputBox,
+  showQuickPick,
+  async showOpenDialog(): Promise<Uri[] | undefined> {
+    return undefined;
+  },
   showInformationMessage: message('info'),
   showWarningMessage: message('warning'),
   showErrorMessage: message('error'),
@@ -495,7 +537,12 @@ export const window = {
     ui.trees.set(id, options.treeDataProvider);
     return new Disposable();
   },
-  async showTextDocument(document: { uri: Uri; getText(): string }) {
+  async showTextDocument(shown: Uri | { uri: Uri; getText(): string }) {
+    // A file is shown with what it holds on disk.
+    const document =
+      shown instanceof Uri
+        ? { uri: shown, getText: () => readFileSync(shown.fsPath, 'utf8') }
+        : shown;
     ui.documents.push({ uri: document.uri, text: document.getText() });
     return { document };
   },
