@@ -1,26 +1,26 @@
 // `pnpm bench`: the enrich command against the sandbox over real HTTP on 127.0.0.1, latency 50 ms,
-// the sandbox in one process and enrich in another. Prints a table of figures (not pass/fail).
-//   (a) throughput: 20,000 distinct rows at concurrency 32 vs the ideal, and a one-at-a-time loop
-//   (b) cost: 1,000,000 rows with 10,000 distinct phones, twice
+// the sandbox in one process and enrich in another, side by side with two references run on the
+// same files (see references.ts): a straightforward peer script, and the CSV libraries' own
+// parse + stringify pass. Prints a table of figures and of ratios against the targets of issue 11.
+//   (a) throughput: 20,000 distinct rows at concurrency 32 vs the ideal and the peer; the naive loop
+//   (b) cost: 1,000,000 rows with 10,000 distinct phones, twice (the second all cached), vs the CSV pass
 //   (c) resume: the 20,000-row run SIGKILLed at a random point, then run again
 // Inputs are generated in a temp dir. BENCH_ROWS / BENCH_BIG_ROWS / BENCH_BIG_DISTINCT scale it down.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEMO_KEY } from '@enrich/sandbox';
+import { BIN, enrich, type Run, script, startSandbox } from './processes.js';
+import { writeReferences } from './references.js';
 
-const CLI_DIR = join(import.meta.dirname, '..');
-// The built bundle (what an installed command runs), not the tsx launcher: see scripts/build.mjs.
-const BIN = join(CLI_DIR, 'dist', 'enrich.mjs');
 const LATENCY_MS = 50;
 const CONCURRENCY = 32;
 const ROWS = Number(process.env.BENCH_ROWS ?? 20_000);
 const NAIVE_ROWS = Math.min(200, ROWS);
 const BIG_ROWS = Number(process.env.BENCH_BIG_ROWS ?? 1_000_000);
 const BIG_DISTINCT = Number(process.env.BENCH_BIG_DISTINCT ?? 10_000);
-const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
 const dir = mkdtempSync(join(tmpdir(), 'enrich-bench-'));
 const log = (text: string) => process.stderr.write(`bench: ${text}\n`);
@@ -42,110 +42,22 @@ async function writeRows(path: string, count: number, phoneOf: (i: number) => st
   await once(out, 'finish');
 }
 
-interface Sandbox {
-  url: string;
-  process: ChildProcess;
-  stats(): Promise<{ transactions: number; requests: number }>;
-  reset(): Promise<void>;
-}
-
-async function startSandbox(): Promise<Sandbox> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(CLI_DIR, 'bench', 'sandbox-process.ts'), String(LATENCY_MS)],
-    {
-      cwd: CLI_DIR,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const [line] = (await once(child.stdout as NodeJS.ReadableStream, 'data')) as [Buffer];
-  const { url } = JSON.parse(String(line).split('\n')[0] ?? '{}') as { url: string };
-  return {
-    url,
-    process: child,
-    stats: async () =>
-      (await (await fetch(`${url}/__sandbox/stats`)).json()) as { transactions: number; requests: number },
-    reset: async () => {
-      await fetch(`${url}/__sandbox/reset`, { method: 'POST' });
-    },
-  };
-}
-
-interface Run {
-  wallMs: number;
-  summary: Record<string, number | string | boolean> & {
-    elapsedMs: number;
-    transactions: number;
-    maxRssBytes: number;
-  };
-  timeRssKb: number | undefined;
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-function enrich(sandbox: Sandbox, args: string[], options: { killAfterMs?: number } = {}): Promise<Run> {
-  const env = {
-    PATH: process.env.PATH ?? '',
-    ENRICH_API_KEY: DEMO_KEY,
-    ENRICH_BASE_URL: sandbox.url,
-    ENRICH_BASE_URL_V3: sandbox.url,
-  };
-  const command = [process.execPath, BIN, 'phone-lookup', ...args, '--json', '--quiet'];
-  const [file, ...argv] = TIME ? [TIME, '-v', ...command] : command;
-  const started = performance.now();
-  const child = spawn(file as string, argv, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => {
-    stdout += String(d);
-  });
-  child.stderr.on('data', (d) => {
-    stderr += String(d);
-  });
-  if (options.killAfterMs !== undefined) {
-    // Kill node itself (under /usr/bin/time the child is time, whose child is node).
-    setTimeout(() => {
-      const pid = TIME ? findChildPid(child.pid) : child.pid;
-      if (pid) process.kill(pid, 'SIGKILL');
-    }, options.killAfterMs);
-  }
-  return new Promise((resolve) => {
-    child.on('close', (code, signal) => {
-      const wallMs = performance.now() - started;
-      const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
-      const summaryLine = stdout.trim().split('\n').pop() ?? '';
-      let summary = {} as Run['summary'];
-      try {
-        summary = JSON.parse(summaryLine);
-      } catch {
-        if (options.killAfterMs === undefined) process.stderr.write(`${stdout}\n${stderr}\n`);
-      }
-      // Under /usr/bin/time, the killed process is time's child: time reports its signal.
-      const timeSignal = /Command terminated by signal (\d+)/.exec(stderr);
-      const killedBy = signal ?? (timeSignal?.[1] === '9' ? 'SIGKILL' : null);
-      resolve({ wallMs, summary, timeRssKb: rss ? Number(rss[1]) : undefined, code, signal: killedBy });
-    });
-  });
-}
-
-function findChildPid(parent: number | undefined): number | undefined {
-  if (!parent) return undefined;
-  try {
-    const children = readFileSync(`/proc/${parent}/task/${parent}/children`, 'utf8').trim().split(/\s+/);
-    return children[0] ? Number(children[0]) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 const n = (x: number) => x.toLocaleString('en-US');
+const r = (x: number) => x.toFixed(2);
+const rss = (run: Run) => (run.timeRssKb ? run.timeRssKb * 1024 : run.summary.maxRssBytes);
+const cpu = (run: Run) => Number(run.summary.cpuMs);
 
 const rows: [string, string][] = [];
 const row = (what: string, value: string) => {
   rows.push([what, value]);
   log(`${what}: ${value}`);
+};
+const targets: [string, string, boolean][] = [];
+const target = (what: string, figure: string, met: boolean) => {
+  targets.push([what, figure, met]);
+  log(`target ${what}: ${figure} ${met ? 'met' : 'NOT met'}`);
 };
 
 const loadBefore = loadavg()
@@ -172,44 +84,53 @@ for (const args of [['--help'], ['--version']]) {
   );
 }
 
-const sandbox = await startSandbox();
+const { peer, csvPass } = writeReferences(dir);
+const sandbox = await startSandbox(LATENCY_MS);
+const runArgs = (input: string, output: string, cache: string) => [
+  '--in',
+  input,
+  '--out',
+  output,
+  '--cache',
+  cache,
+  '--concurrency',
+  String(CONCURRENCY),
+];
 try {
   log(`sandbox at ${sandbox.url}, latency ${LATENCY_MS} ms; inputs in ${dir}`);
   await writeRows(join(dir, 'a.csv'), ROWS, (i) => phone(i));
   await writeRows(join(dir, 'naive.csv'), NAIVE_ROWS, (i) => phone(ROWS + i));
 
-  // (a) throughput
+  // (a) throughput, side by side with the peer script on the same file.
   await sandbox.reset();
-  const a = await enrich(sandbox, [
-    '--in',
-    'a.csv',
-    '--out',
-    'a.out.csv',
-    '--cache',
-    'a.cache',
-    '--concurrency',
-    String(CONCURRENCY),
-  ]);
+  const a = await enrich(sandbox, dir, runArgs('a.csv', 'a.out.csv', 'a.cache'));
   const aStats = await sandbox.stats();
+  await sandbox.reset();
+  const aPeer = await script(peer, [join(dir, 'a.csv'), join(dir, 'a.peer.csv'), sandbox.url, DEMO_KEY], dir);
+  const peerStats = await sandbox.stats();
   const ideal = (ROWS * LATENCY_MS) / CONCURRENCY;
-  row(`(a) ${n(ROWS)} distinct rows, concurrency ${CONCURRENCY}: wall time (whole process)`, s(a.wallMs));
-  row('(a) run time (summary, without process start-up)', s(a.summary.elapsedMs));
-  row('(a) ideal = rows x 50 ms / 32', s(ideal));
-  row(
-    '(a) efficiency = ideal / wall',
-    `${(ideal / a.wallMs).toFixed(3)} (run time only: ${(ideal / a.summary.elapsedMs).toFixed(3)})`,
-  );
+  row(`(a) ${n(ROWS)} distinct rows, concurrency ${CONCURRENCY}: ideal = rows x 50 ms / 32`, s(ideal));
+  row('(a) enrich: wall (whole process) / run time (summary)', `${s(a.wallMs)} / ${s(a.summary.elapsedMs)}`);
+  row('(a) peer script: wall', `${s(aPeer.wallMs)} (${n(peerStats.transactions)} transactions)`);
+  row('(a) ideal / wall: enrich | peer', `${r(ideal / a.wallMs)} | ${r(ideal / aPeer.wallMs)}`);
+  row('(a) enrich wall / peer wall', r(a.wallMs / aPeer.wallMs));
   row('(a) transactions (sandbox count)', n(aStats.transactions));
-  row('(a) enrich CPU time / peak RSS', `${s(Number(a.summary.cpuMs))} / ${mb(a.summary.maxRssBytes)}`);
+  const cpuPerRequest = cpu(a) / ROWS;
+  row(
+    '(a) CPU per request: enrich | peer',
+    `${cpuPerRequest.toFixed(3)} ms | ${(cpu(aPeer) / ROWS).toFixed(3)} ms (enrich CPU ${s(cpu(a))}, peak RSS ${mb(rss(a))})`,
+  );
+  target('3. 20,000 distinct: ideal / wall >= 0.97', r(ideal / a.wallMs), ideal / a.wallMs >= 0.97);
+  target(
+    '3. ... and not slower than the peer: enrich / peer wall <= 1',
+    r(a.wallMs / aPeer.wallMs),
+    a.wallMs <= aPeer.wallMs,
+  );
+  target('4. CPU per request <= 0.35 ms', `${cpuPerRequest.toFixed(3)} ms`, cpuPerRequest <= 0.35);
 
   await sandbox.reset();
-  const naive = await enrich(sandbox, [
-    '--in',
-    'naive.csv',
-    '--out',
-    'naive.out.csv',
-    '--cache',
-    'naive.cache',
+  const naive = await enrich(sandbox, dir, [
+    ...runArgs('naive.csv', 'naive.out.csv', 'naive.cache').slice(0, 6),
     '--concurrency',
     '1',
   ]);
@@ -220,60 +141,58 @@ try {
     `${s(perRow * ROWS)} (${((perRow * ROWS) / a.wallMs).toFixed(1)}x the concurrent run)`,
   );
 
-  // (b) cost
+  // (b) cost, side by side with the CSV libraries' own pass over the same file.
   log(`writing ${n(BIG_ROWS)} rows with ${n(BIG_DISTINCT)} distinct phones`);
   await writeRows(join(dir, 'big.csv'), BIG_ROWS, (i) => {
     const k = (i * 7919) % BIG_DISTINCT;
     return (FORMATS[i % FORMATS.length] as (p: string) => string)(phone(500_000 + k));
   });
+  const pass = await script(csvPass, [join(dir, 'big.csv'), join(dir, 'big.pass.csv')], dir);
+  rmSync(join(dir, 'big.pass.csv'), { force: true });
+  row(
+    `(b) CSV pass (csv-parse -> csv-stringify) over ${n(BIG_ROWS)} rows: wall / peak RSS`,
+    `${s(pass.wallMs)} / ${mb(rss(pass))}`,
+  );
   await sandbox.reset();
-  const bigArgs = [
-    '--in',
-    'big.csv',
-    '--out',
-    'big.out.csv',
-    '--cache',
-    'big.cache',
-    '--concurrency',
-    String(CONCURRENCY),
-  ];
-  const b1 = await enrich(sandbox, bigArgs);
+  const bigArgs = runArgs('big.csv', 'big.out.csv', 'big.cache');
+  const b1 = await enrich(sandbox, dir, bigArgs);
   const b1Stats = await sandbox.stats();
+  const network = (BIG_DISTINCT * LATENCY_MS) / CONCURRENCY;
+  const bound = Math.max(network, pass.wallMs);
   row(
     `(b) ${n(BIG_ROWS)} rows, ${n(BIG_DISTINCT)} distinct: transactions`,
     `${n(b1Stats.transactions)} (summary: ${n(b1.summary.transactions)}, distinct ${n(Number(b1.summary.distinct))})`,
   );
-  row('(b) wall time', s(b1.wallMs));
   row(
-    '(b) peak RSS of the enrich process',
-    `${mb(b1.summary.maxRssBytes)}${b1.timeRssKb ? ` (/usr/bin/time: ${mb(b1.timeRssKb * 1024)})` : ''}`,
+    '(b) bound = max(network ideal, CSV pass)',
+    `${s(bound)} (network ${s(network)}, CSV pass ${s(pass.wallMs)})`,
   );
-  const b2 = await enrich(sandbox, bigArgs);
+  row('(b) enrich: wall / CPU / peak RSS', `${s(b1.wallMs)} / ${s(cpu(b1))} / ${mb(rss(b1))}`);
+  const b2 = await enrich(sandbox, dir, bigArgs);
   const b2Stats = await sandbox.stats();
   row(
-    '(b) same command again: transactions',
+    '(b) same command again (all cached): transactions',
     `${n(b2Stats.transactions - b1Stats.transactions)} (summary: ${n(b2.summary.transactions)})`,
   );
-  row('(b) second run: wall time / peak RSS', `${s(b2.wallMs)} / ${mb(b2.summary.maxRssBytes)}`);
+  row('(b) second run: wall / peak RSS', `${s(b2.wallMs)} / ${mb(rss(b2))}`);
+  target('1. 1M rows, 10k distinct: bound / wall >= 0.9', r(bound / b1.wallMs), bound / b1.wallMs >= 0.9);
+  target(
+    '2. same file fully cached: wall / CSV pass <= 1.3',
+    r(b2.wallMs / pass.wallMs),
+    b2.wallMs / pass.wallMs <= 1.3,
+  );
+  const peak = Math.max(rss(b1), rss(b2));
+  target('4. peak RSS on the 1M-row file <= 128 MiB', mb(peak), peak <= 128 * 1024 * 1024);
   rmSync(join(dir, 'big.csv'));
   rmSync(join(dir, 'big.out.csv'), { force: true });
 
   // (c) resume
   await sandbox.reset();
   const killAfterMs = Math.round(ideal * (0.2 + 0.6 * Math.random()));
-  const cArgs = [
-    '--in',
-    'a.csv',
-    '--out',
-    'c.out.csv',
-    '--cache',
-    'c.cache',
-    '--concurrency',
-    String(CONCURRENCY),
-  ];
-  const killed = await enrich(sandbox, cArgs, { killAfterMs });
+  const cArgs = runArgs('a.csv', 'c.out.csv', 'c.cache');
+  const killed = await enrich(sandbox, dir, cArgs, { killAfterMs });
   const killedStats = await sandbox.stats();
-  const resumed = await enrich(sandbox, cArgs);
+  const resumed = await enrich(sandbox, dir, cArgs);
   const total = await sandbox.stats();
   const same = readFileSync(join(dir, 'c.out.csv')).equals(readFileSync(join(dir, 'a.out.csv')));
   row(
@@ -294,8 +213,15 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-const width = Math.max(...rows.map(([w]) => w.length));
-const line = `+${'-'.repeat(width + 2)}+${'-'.repeat(Math.max(...rows.map(([, v]) => v.length)) + 2)}+`;
+const table = (entries: readonly (readonly string[])[]) => {
+  const widths = [0, 1, 2].map((i) => Math.max(0, ...entries.map((e) => (e[i] ?? '').length)));
+  const line = `+${widths
+    .filter((w) => w > 0)
+    .map((w) => '-'.repeat(w + 2))
+    .join('+')}+`;
+  const body = entries.map((e) => `| ${e.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join(' | ')} |`);
+  return [line, ...body, line].join('\n');
+};
 const load = loadavg()
   .map((x) => x.toFixed(2))
   .join(' ');
@@ -303,7 +229,7 @@ process.stdout.write(
   `\nenrich benchmark: sandbox over HTTP on 127.0.0.1 (separate process), latency ${LATENCY_MS} ms; enrich = dist/enrich.mjs\n` +
     `machine: ${cpus().length} CPUs, load average at the end ${load} (before: ${loadBefore})\n`,
 );
-process.stdout.write(`${line}\n`);
-for (const [what, value] of rows)
-  process.stdout.write(`| ${what.padEnd(width)} | ${value.padEnd(line.length - width - 7)} |\n`);
-process.stdout.write(`${line}\n`);
+process.stdout.write(`${table(rows)}\n\ntargets (issue 11), from this run:\n`);
+process.stdout.write(
+  `${table(targets.map(([what, figure, met]) => [what, figure, met ? 'met' : 'NOT met']))}\n`,
+);

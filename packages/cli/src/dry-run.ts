@@ -1,103 +1,14 @@
-// --dry-run: what a bulk run would do and spend, from the file and the answer cache alone.
-// Sends nothing, needs no key, and changes no file.
-import type { Operation } from '@enrich/core';
-import { AnswerStore } from './answer-store.js';
-import type { InvalidExample } from './bulk.js';
-import { openCsv, rowPlanner } from './csv-rows.js';
-import { isUnreadable } from './row-result.js';
+// --dry-run: what a bulk run would do and spend (the engine's planBulk). Sends nothing, needs no
+// key, and changes no file.
+import { type BulkPlan, type PlanOptions, planBulk } from '@enrich/bulk';
+import { usageError } from './bulk.js';
 
-export interface DryRunOptions {
-  readonly op: Operation;
-  readonly inPath: string;
-  readonly cachePath: string;
-  readonly namespace: string;
-  readonly alsoReads?: readonly string[];
-  readonly maxAgeMs: number;
-  readonly overrides: Readonly<Record<string, string>>;
-  readonly maxTransactions?: number | undefined;
-  /** --retry-unreadable: paid-unreadable cached answers are asked (and paid for) again. */
-  readonly retryUnreadable?: boolean;
-  readonly now?: () => number;
-  readonly display?: (path: string) => string;
-}
+export type DryRunSummary = BulkPlan;
 
-export interface DryRunSummary {
-  readonly operation: string;
-  readonly input: string;
-  readonly cache: string;
-  /** Which input column feeds each field. */
-  readonly mapping: Readonly<Record<string, string>>;
-  rows: number;
-  blank: number;
-  invalid: number;
-  invalidExamples: InvalidExample[];
-  distinct: number;
-  /** Distinct requests with a fresh answer in the cache. */
-  cached: number;
-  /** Of those, answers paid for but unreadable (asked again, and paid again, with --retry-unreadable). */
-  unreadable: number;
-  /** Transactions the run would spend: distinct requests not cached, capped by the budget. */
-  transactions: number;
-}
-
-export async function dryRun(options: DryRunOptions): Promise<DryRunSummary> {
-  const { op } = options;
-  const csv = await openCsv(op, options.inPath, options.overrides);
-  const store = AnswerStore.open({
-    path: options.cachePath,
-    namespace: options.namespace,
-    ...(options.alsoReads ? { alsoReads: options.alsoReads } : {}),
-    maxAgeMs: options.maxAgeMs,
-    readOnly: true,
-    now: options.now,
-  });
-  const plan = rowPlanner(op, csv.header, csv.mapping);
-  const mapping: Record<string, string> = {};
-  for (const [field, index] of Object.entries(csv.mapping.fields)) mapping[field] = csv.header[index] ?? '';
-  const summary: DryRunSummary = {
-    operation: op.id,
-    input: (options.display ?? String)(options.inPath),
-    cache: (options.display ?? String)(options.cachePath),
-    mapping,
-    rows: 0,
-    blank: 0,
-    invalid: 0,
-    invalidExamples: [],
-    distinct: 0,
-    cached: 0,
-    unreadable: 0,
-    transactions: 0,
-  };
-  const seen = new Set<string>();
+export async function dryRun(options: PlanOptions): Promise<BulkPlan> {
   try {
-    for (;;) {
-      const next = await csv.rows.next();
-      if (next.done) break;
-      summary.rows++;
-      const planned = plan(next.value.fields);
-      if (planned.kind === 'request') {
-        if (seen.has(planned.key)) continue;
-        seen.add(planned.key);
-        summary.distinct++;
-        const stored = store.get(planned.key);
-        if (stored) {
-          summary.cached++;
-          if (isUnreadable(stored)) summary.unreadable++;
-        }
-        continue;
-      }
-      summary.invalid++;
-      if (planned.kind === 'blank') summary.blank++;
-      else if (summary.invalidExamples.length < 5) {
-        summary.invalidExamples.push({ row: next.value.row, message: planned.message });
-      }
-    }
-  } finally {
-    csv.close();
-    store.close();
+    return await planBulk(options);
+  } catch (error) {
+    throw usageError(error);
   }
-  const toSpend = summary.distinct - summary.cached + (options.retryUnreadable ? summary.unreadable : 0);
-  summary.transactions =
-    options.maxTransactions === undefined ? toSpend : Math.min(toSpend, options.maxTransactions);
-  return summary;
 }

@@ -1,6 +1,7 @@
 // Progress of a bulk run: a bar on a terminal, a plain line every few seconds otherwise (a log, CI),
-// or nothing. The file's size is known and its row count is not: the total is estimated from the
-// rows read per byte read so far, and is exact once the whole file has been read.
+// or nothing. The file's size is known and its row count is not: the total is estimated by the
+// engine's estimatedRows from the rows read per byte read so far.
+import { estimatedRows } from '@enrich/bulk';
 import cliProgress from 'cli-progress';
 
 export interface ProgressSnapshot {
@@ -30,7 +31,7 @@ export function barProgress(stream: NodeJS.WritableStream, label: string): Progr
   const payload = (s: ProgressSnapshot) => {
     const elapsed = Date.now() - started;
     const perMs = elapsed > 0 ? s.written / elapsed : 0;
-    const left = estimatedRows(s, totalBytes) - s.written;
+    const left = estimatedRows({ ...s, totalBytes }) - s.written;
     return {
       written: s.written.toLocaleString('en-US'),
       rate: rate(s.written, elapsed),
@@ -54,7 +55,7 @@ export function barProgress(stream: NodeJS.WritableStream, label: string): Progr
       );
       const show = () => {
         const s = reader();
-        bar?.setTotal(estimatedRows(s, totalBytes));
+        bar?.setTotal(estimatedRows({ ...s, totalBytes }));
         bar?.update(s.written, payload(s));
       };
       bar.start(1, 0, payload(reader()));
@@ -82,7 +83,7 @@ export function lineProgress(stream: Stream, label: string, everyMs = 10_000): P
       const started = Date.now();
       timer = setInterval(() => {
         const s = read();
-        const share = Math.floor((100 * s.written) / estimatedRows(s, totalBytes));
+        const share = Math.floor((100 * s.written) / estimatedRows({ ...s, totalBytes }));
         stream.write(
           `${label}: ${s.written.toLocaleString('en-US')} rows written (about ${share}% of the file), ` +
             `${rate(s.written, Date.now() - started)} rows/s, ${s.transactions.toLocaleString('en-US')} transactions\n`,
@@ -94,13 +95,6 @@ export function lineProgress(stream: Stream, label: string, everyMs = 10_000): P
       if (timer) clearInterval(timer);
     },
   };
-}
-
-/** Rows the file holds, as far as can be told from what has been read. */
-export function estimatedRows(s: ProgressSnapshot, totalBytes: number): number {
-  if (s.bytes <= 0 || s.rows === 0) return Math.max(s.written, 1);
-  if (s.bytes >= totalBytes) return Math.max(s.rows, 1);
-  return Math.max(s.rows, Math.round((s.rows * totalBytes) / s.bytes));
 }
 
 function duration(ms: number): string {

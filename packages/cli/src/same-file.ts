@@ -1,33 +1,11 @@
-// The three files of a bulk run must be three different files. Compared as real paths, so that a
-// symbolic link, `./in.csv` against `in.csv`, or a directory link cannot pass one file for two.
-import { realpathSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
-import { CommandError, EXIT } from './exit-codes.js';
+// The three files of a bulk run must be three different files (the engine's check, as a usage error).
+import { distinctFiles as check } from '@enrich/bulk';
+import { usageError } from './bulk.js';
 
-/** The path with every link resolved, as far as the file (or its nearest existing parent) exists. */
-export function realPath(path: string): string {
-  const absolute = resolve(path);
-  try {
-    return realpathSync(absolute);
-  } catch {
-    const parent = dirname(absolute);
-    if (parent === absolute) return absolute;
-    return join(realPath(parent), basename(absolute));
-  }
-}
-
-/** Throws a usage error naming the two flags when any two paths are one file. */
 export function distinctFiles(files: readonly (readonly [flag: string, path: string])[]): void {
-  const seen = new Map<string, string>();
-  for (const [flag, path] of files) {
-    const real = realPath(path);
-    const other = seen.get(real);
-    if (other !== undefined) {
-      throw new CommandError(
-        `${flag} and ${other} name the same file (${path}); give each its own file. Nothing was sent.`,
-        EXIT.usage,
-      );
-    }
-    seen.set(real, flag);
+  try {
+    check(files);
+  } catch (error) {
+    throw usageError(error);
   }
 }

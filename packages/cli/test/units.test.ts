@@ -96,7 +96,7 @@ describe('formula neutralisation', () => {
       },
       ['Phone', 'TelcoName', 'PHV', 'trace'],
     );
-    expect(result).toEqual({ status: 'ok', cells: ["'=cmd", '', '-3', "'+x"], mismatches: 0 });
+    expect(result).toEqual({ kind: 'ok', status: 'ok', cells: ["'=cmd", '', '-3', "'+x"], mismatches: 0 });
   });
 });
 
@@ -141,7 +141,11 @@ describe('answers that differ from the description', () => {
       { kind: 'unreadable', status: 200, raw: '<html>', reason: 'the body is not JSON' },
       ['Phone'],
     );
-    expect(now).toEqual({ status: 'paid, unreadable: the body is not JSON', cells: [''] });
+    expect(now).toEqual({
+      kind: 'unreadable',
+      status: 'paid, unreadable: the body is not JSON',
+      cells: [''],
+    });
     const old = resultOf(
       op,
       {
@@ -155,6 +159,7 @@ describe('answers that differ from the description', () => {
       ['Phone'],
     );
     expect(old.status).toMatch(/^paid, unreadable: /);
+    expect(old.kind).toBe('unreadable');
   });
 
   it('reads an answer journaled by an earlier version (no extra, no mismatches) as ok', () => {

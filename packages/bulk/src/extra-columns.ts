@@ -1,8 +1,9 @@
 // Fields an answer carries that the API description does not list become extra output columns,
 // after the documented ones and before `status`. Which ones exist is known only once every answer
-// is in, but the output is written row by row from the start; so each row's extra fields go to a
-// side file (one JSON line per row, empty when none) and, if any answer had any, a last pass adds
-// their columns to the output. When the service answers as described (the usual case) the side
+// is in, but the output is written row by row from the start; so the extra fields of the rows that
+// have any go to a side file (a line per such row: its index among the output rows, a tab, its
+// fields as JSON; nothing for the others) and, if any answer had any, a last pass adds their
+// columns to the output. When the service answers as described (the usual case) the side
 // file is deleted and the output is not touched again.
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, rmSync, type WriteStream } from 'node:fs';
@@ -23,17 +24,12 @@ export class ExtraColumns {
     this.file.on('error', onError);
   }
 
-  /** Called once per output row, in order. */
-  add(
-    extra: Readonly<Record<string, string>> | undefined,
-    scrub: (text: string) => string,
-  ): Promise<void> | void {
-    let line = '';
-    if (extra && Object.keys(extra).length > 0) {
-      for (const name of Object.keys(extra)) this.names.add(name);
-      line = scrub(JSON.stringify(extra));
-    }
-    if (!this.file.write(`${line}\n`)) return once(this.file, 'drain').then(() => undefined);
+  /** Called for the output rows that have extra fields, in order; `index` counts data rows from 0. */
+  add(index: number, extra: Readonly<Record<string, string>>, scrub: (text: string) => string): void {
+    const names = Object.keys(extra);
+    if (names.length === 0) return;
+    for (const name of names) this.names.add(name);
+    this.file.write(`${index}\t${scrub(JSON.stringify(extra))}\n`);
   }
 
   async close(): Promise<void> {
@@ -61,20 +57,37 @@ export class ExtraColumns {
     const file = createWriteStream(target);
     out.pipe(file);
     let header = true;
+    let index = 0;
+    let next = await nextExtra(lineIterator);
     for await (const row of rows as AsyncIterable<string[]>) {
       const status = row.pop() ?? '';
       if (header) {
         out.write([...row, ...names.map(rename), status]);
         header = false;
-      } else {
-        const next = await lineIterator.next();
-        const text = next.done ? '' : next.value;
-        const extra = text === '' ? {} : (JSON.parse(text) as Record<string, string>);
-        if (!out.write([...row, ...names.map((n) => extra[n] ?? ''), status])) await once(out, 'drain');
+        continue;
       }
+      let extra: Record<string, string> = {};
+      if (next && next.index === index) {
+        extra = next.extra;
+        next = await nextExtra(lineIterator);
+      }
+      index++;
+      if (!out.write([...row, ...names.map((n) => extra[n] ?? ''), status])) await once(out, 'drain');
     }
     lines.close();
     out.end();
     await finished(file);
   }
+}
+
+async function nextExtra(
+  lines: AsyncIterator<string>,
+): Promise<{ index: number; extra: Record<string, string> } | undefined> {
+  const next = await lines.next();
+  if (next.done) return undefined;
+  const tab = next.value.indexOf('\t');
+  return {
+    index: Number(next.value.slice(0, tab)),
+    extra: JSON.parse(next.value.slice(tab + 1)) as Record<string, string>,
+  };
 }

@@ -1,6 +1,7 @@
 // Reading a CSV as a stream of rows, and planning each row against the operation: which column
 // feeds which field, and whether the row is blank, invalid (and why), or a request (and which).
 import { createReadStream, statSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import {
   type CleanInput,
   type ColumnMapping,
@@ -12,21 +13,23 @@ import {
 } from '@enrich/core';
 import { parse } from 'csv-parse';
 import { BoundedMap } from './bounded-map.js';
-import { CommandError, EXIT } from './exit-codes.js';
+import { BulkError } from './bulk-error.js';
 
-export interface CsvRow {
-  readonly fields: string[];
-  /** Bytes of the file read so far (a little ahead of this row), for progress. */
+/** Rows read together: as many as the parser had ready (no promise per row). */
+export interface CsvBatch {
+  readonly records: string[][];
+  /** The first record's row number as a spreadsheet shows it: the header is row 1. */
+  readonly firstRow: number;
+  /** Bytes of the file read so far (a little ahead of these rows), for progress. */
   readonly bytes: number;
-  /** The row's number as a spreadsheet shows it: the header is row 1. */
-  readonly row: number;
 }
 
 export interface OpenedCsv {
   readonly header: readonly string[];
   readonly mapping: ColumnMapping;
   readonly sizeBytes: number;
-  readonly rows: AsyncIterator<CsvRow>;
+  /** The next rows, or undefined at the end of the file. */
+  nextBatch(): Promise<CsvBatch | undefined>;
   close(): void;
 }
 
@@ -40,7 +43,7 @@ export async function openCsv(
   try {
     sizeBytes = statSync(path).size;
   } catch (error) {
-    throw new CommandError(`Cannot read ${path}: ${(error as Error).message}`, EXIT.usage);
+    throw new BulkError(`Cannot read ${path}: ${(error as Error).message}`);
   }
   const file = createReadStream(path);
   const parser = file.pipe(
@@ -48,41 +51,88 @@ export async function openCsv(
     // line in gets its line out. (No `info` option: it costs more than the parsing itself.)
     parse({ bom: true, relax_column_count: true, skip_empty_lines: false }),
   );
-  const records = parser[Symbol.asyncIterator]() as AsyncIterator<string[]>;
-  let first: IteratorResult<string[]>;
+  const source = batches(parser, () => file.bytesRead);
+  let first: CsvBatch | undefined;
   try {
-    first = await records.next();
+    first = await source.next(1);
   } catch (error) {
     parser.destroy();
-    throw new CommandError(`${path} is not a readable CSV: ${(error as Error).message}`, EXIT.usage);
+    throw new BulkError(`${path} is not a readable CSV: ${(error as Error).message}`);
   }
-  if (first.done) {
-    throw new CommandError(`${path} is empty: it needs a header row naming its columns`, EXIT.usage);
+  const header = first?.records[0];
+  if (header === undefined) {
+    throw new BulkError(`${path} is empty: it needs a header row naming its columns`);
   }
-  const header = first.value;
   const mapping = mapColumns(op, header, overrides);
   if (mapping.problem) {
     parser.destroy();
-    throw new CommandError(
+    throw new BulkError(
       `${path}: ${mapping.problem}. Nothing was sent. Name the column with --map Field=Column (columns: ${header.join(', ')})`,
-      EXIT.usage,
     );
   }
   let row = 1;
-  const rows: AsyncIterator<CsvRow> = {
-    async next() {
-      let item: IteratorResult<string[]>;
+  return {
+    header,
+    mapping,
+    sizeBytes,
+    async nextBatch() {
+      let batch: CsvBatch | undefined;
       try {
-        item = await records.next();
+        batch = await source.next(BATCH_ROWS);
       } catch (error) {
-        throw new CommandError(`${path} is not a readable CSV: ${(error as Error).message}`, EXIT.usage);
+        throw new BulkError(`${path} is not a readable CSV: ${(error as Error).message}`);
       }
-      if (item.done) return { done: true, value: undefined };
-      row++;
-      return { done: false, value: { fields: item.value, bytes: file.bytesRead, row } };
+      if (batch === undefined) return undefined;
+      const firstRow = row + 1;
+      row += batch.records.length;
+      return { records: batch.records, firstRow, bytes: batch.bytes };
+    },
+    close: () => parser.destroy(),
+  };
+}
+
+const BATCH_ROWS = 1024;
+
+/**
+ * Reads records off the parser in batches: whatever it has ready, up to `max`, waiting only when it
+ * has none. (An async iterator costs a promise and a turn of the event loop per row.)
+ */
+function batches(parser: Readable, bytes: () => number) {
+  let ended = false;
+  let failed: unknown;
+  parser.on('end', () => {
+    ended = true;
+  });
+  parser.on('error', (error) => {
+    failed ??= error;
+  });
+  const ready = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        parser.off('readable', done);
+        parser.off('end', done);
+        parser.off('error', done);
+        resolve();
+      };
+      parser.on('readable', done);
+      parser.on('end', done);
+      parser.on('error', done);
+    });
+  return {
+    async next(max: number): Promise<CsvBatch | undefined> {
+      for (;;) {
+        if (failed) throw failed;
+        const records: string[][] = [];
+        let record: string[] | null = null;
+        while (records.length < max && (record = parser.read() as string[] | null) !== null) {
+          records.push(record);
+        }
+        if (records.length > 0) return { records, firstRow: 0, bytes: bytes() };
+        if (ended) return undefined;
+        await ready();
+      }
     },
   };
-  return { header, mapping, sizeBytes, rows, close: () => parser.destroy() };
 }
 
 const PLAN_MEMORY = 20_000;
@@ -121,4 +171,17 @@ export function rowPlanner(op: Operation, header: readonly string[], mapping: Co
     planned.set(values, result);
     return result;
   };
+}
+
+/** The header row of a CSV file (for a client that lets the user edit the column mapping first). */
+export async function readCsvHeader(path: string): Promise<string[]> {
+  const parser = createReadStream(path).pipe(parse({ bom: true, relax_column_count: true, to_line: 1 }));
+  try {
+    for await (const record of parser as AsyncIterable<string[]>) return record;
+  } catch (error) {
+    throw new BulkError(`${path} is not a readable CSV: ${(error as Error).message}`);
+  } finally {
+    parser.destroy();
+  }
+  throw new BulkError(`${path} is empty: it needs a header row naming its columns`);
 }

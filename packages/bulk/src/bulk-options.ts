@@ -1,0 +1,49 @@
+// What a client passes to runBulk: the files, the operation and columns, how to send, and the hooks
+// through which it follows and stops the run.
+import type { Operation } from '@enrich/core';
+import type { BulkProgress } from './progress.js';
+import type { SenderOptions } from './sender.js';
+
+export interface BulkOptions {
+  readonly op: Operation;
+  readonly inPath: string;
+  readonly outPath: string;
+  readonly cachePath: string;
+  /** How to name the three files in the summary (as the user gave them); the paths by default. */
+  readonly display?: (path: string) => string;
+  /** Which service answered: answers of another one are never reused (see cacheNamespace). */
+  readonly namespace: string;
+  readonly maxAgeMs: number;
+  /** Output columns, as core's chooseColumns gives them (core's outputColumns(op) for all). */
+  readonly columns: readonly string[];
+  /** Field -> column name, where the automatic mapping is not what the user wants. */
+  readonly overrides: Readonly<Record<string, string>>;
+  /** How requests are sent: settings (key, bases), transport, retry policy, concurrency, budget. */
+  readonly sender: Omit<SenderOptions, 'op' | 'abandonSignal' | 'mayNotSend'>;
+  /** Rows held while waiting for an answer before reading pauses. */
+  readonly windowRows?: number;
+  /** Answers kept in memory; the rest are read back from the cache file. */
+  readonly memoryAnswers?: number;
+  /** Namespaces of earlier versions whose answers are this service's too. */
+  readonly alsoReads?: readonly string[];
+  /** How long requests in flight may still answer after the signal (then they are abandoned). */
+  readonly graceMs?: number;
+  /** Aborted to abandon requests in flight; give the transport its signal too, to close them. */
+  readonly abandon?: AbortController;
+  /** Applied to every string written: journal lines, the output (the key scrubber). */
+  readonly scrub?: (text: string) => string;
+  /** Add a column for every field an answer has that the description does not list. */
+  readonly allExtras?: boolean;
+  /** Ask again (and pay again) for requests whose cached answer is paid-unreadable. */
+  readonly retryUnreadable?: boolean;
+  /** Where answers that could not be journaled go (default: the temp directory). */
+  readonly rescueDir?: string;
+}
+
+export interface BulkHooks {
+  /** Stops the run: nothing more is sent, requests in flight get graceMs, the output is not written. */
+  readonly signal?: AbortSignal;
+  /** Called every progressEveryMs while the run goes on, and once at the end. */
+  readonly onProgress?: (progress: BulkProgress) => void;
+  readonly progressEveryMs?: number;
+}

@@ -1,0 +1,132 @@
+// One writer per file: a bulk run locks its answer cache and its output, because two runs appending
+// to one journal would each miss the other's answers and pay twice, and two runs writing one output
+// would interleave it.
+//
+// The lock is a file beside the locked one, `<file>.lock`, holding {"pid":…,"start":…}: the process
+// id and its start time (field 22 of /proc/<pid>/stat, in clock ticks since boot). A lock is taken
+// over when its holder is gone: no such process, a zombie (dead but not yet reaped by its parent:
+// `kill(pid, 0)` still succeeds for it), or another process that got the same pid later (its start
+// time differs). Where /proc does not exist, only `kill(pid, 0)` is asked.
+import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { BulkError } from './bulk-error.js';
+
+export interface LockHolder {
+  readonly pid: number;
+  /** Start time from /proc, or undefined where there is none. */
+  readonly start: string | undefined;
+}
+
+export interface FileLock {
+  readonly path: string;
+  release(): void;
+}
+
+/**
+ * Locks `path` for this process, or throws a BulkError naming the live holder. `what` says what
+ * the file is, for the message ("answer cache", "output").
+ */
+export function acquireLock(path: string, what: string): FileLock {
+  const lockPath = `${path}.lock`;
+  const mine = JSON.stringify({ pid: process.pid, start: startTimeOf(process.pid) ?? null });
+  for (let tries = 0; tries < 3; tries++) {
+    // Written whole to a private name, then linked into place: link() fails if the lock exists, and
+    // a reader never sees a half-written lock.
+    const temp = `${lockPath}.${process.pid}.${Date.now()}.tmp`;
+    const fd = openSync(temp, 'wx');
+    try {
+      writeSync(fd, mine);
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      linkSync(temp, lockPath);
+      return { path: lockPath, release: () => release(lockPath, mine) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      unlinkSync(temp);
+    }
+    const holder = readHolder(lockPath);
+    if (holder && holder.pid !== process.pid && isRunning(holder)) {
+      throw new BulkError(
+        `Another enrich run (process ${holder.pid}) is using the ${what} ${path}; wait for it to finish, or give this run its own file`,
+      );
+    }
+    // The holder is gone. Move its lock aside under a name of our own before deleting it, so that
+    // two runs taking over at once cannot delete each other's fresh lock.
+    const stale = `${lockPath}.${process.pid}.stale`;
+    try {
+      renameSync(lockPath, stale);
+      unlinkSync(stale);
+    } catch {
+      // Another run took it over first; the next try sees its lock.
+    }
+  }
+  throw new BulkError(`Could not lock the ${what} ${path}`);
+}
+
+function release(lockPath: string, mine: string): void {
+  try {
+    // Only our own lock: never one another run took over after this one was presumed dead.
+    if (readFileSync(lockPath, 'utf8') === mine) unlinkSync(lockPath);
+  } catch {
+    // Already gone: nothing to release.
+  }
+}
+
+/** What the lock file says, or undefined when it is unreadable (then nobody holds it). */
+export function readHolder(lockPath: string): LockHolder | undefined {
+  let text: string;
+  try {
+    text = readFileSync(lockPath, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // Locks of earlier versions hold only the pid.
+  if (/^\d+$/.test(text.trim())) return { pid: Number(text.trim()), start: undefined };
+  try {
+    const parsed = JSON.parse(text) as { pid?: unknown; start?: unknown };
+    if (!parsed || typeof parsed !== 'object' || !Number.isInteger(parsed.pid)) return undefined;
+    return {
+      pid: parsed.pid as number,
+      start: typeof parsed.start === 'string' ? parsed.start : undefined,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the process that wrote the lock still runs (and is not a zombie, nor a namesake). */
+export function isRunning(holder: LockHolder): boolean {
+  if (holder.pid <= 0) return false;
+  try {
+    process.kill(holder.pid, 0);
+  } catch (error) {
+    // EPERM: it exists but belongs to another user.
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  const stat = procStat(holder.pid);
+  if (stat === undefined) return true;
+  if (stat.state === 'Z' || stat.state === 'X') return false;
+  return holder.start === undefined || holder.start === stat.start;
+}
+
+export function startTimeOf(pid: number): string | undefined {
+  return procStat(pid)?.start;
+}
+
+function procStat(pid: number): { state: string; start: string } | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // "pid (comm) state ppid …": comm may hold spaces and parentheses, so read after the last ")".
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const state = fields[0];
+  // Field 22 of the line is starttime; fields here start at field 3 (state).
+  const start = fields[19];
+  if (state === undefined || start === undefined) return undefined;
+  return { state, start };
+}

@@ -1,0 +1,320 @@
+// A bulk run: the CSV in, the enriched CSV out, row for row and in order, paying at most once for
+// each distinct valid request.
+//
+// How a run survives being killed: every paid answer is appended to the answer cache (the journal)
+// the moment it arrives, and its row counts as done only once the answer is durably there; the
+// output is written to <out>.partial and renamed over <out> only when every row is in it. Running
+// the same command again reads the file from the top, answers what the journal already holds
+// without sending anything, sends the rest, and writes the whole output again.
+//
+// How it stops: on the signal (Ctrl-C, Cancel) nothing more is sent and every wait ends; requests
+// on the wire get graceMs to answer (their answers are journaled), then are abandoned and counted
+// as "may have been paid". When the journal cannot be written (disk full) the run stops sending,
+// keeps the answers that could not be written in memory, removes its partial output to free space,
+// and saves them (journal, else a rescue file); the summary says where.
+//
+// The pipeline: rows are read in batches and planned (blank, invalid, or which request); a row
+// whose result is known goes straight to the output if nothing before it waits, else into the
+// ordered window behind the rows that wait; a new distinct request goes to the sender, which keeps
+// `concurrency` on the wire while reading goes on. Reading pauses only when the window is full or
+// the output's disk is behind.
+import { setMaxListeners } from 'node:events';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Operation } from '@enrich/core';
+import { AnswerStore } from './answer-store.js';
+import { BoundedMap } from './bounded-map.js';
+import { BulkError } from './bulk-error.js';
+import type { BulkHooks, BulkOptions } from './bulk-options.js';
+import { openCsv, type PlannedRow, rowPlanner } from './csv-rows.js';
+import { acquireLock, type FileLock } from './file-lock.js';
+import { OutputFile } from './output-file.js';
+import { startProgress } from './progress.js';
+import { invalidResult, isUnreadable, type RowResult, resultOf, unansweredResult } from './row-result.js';
+import { Sender } from './sender.js';
+import { type BulkSummary, countRow, emptySummary, INVALID_EXAMPLES, rowsWritten } from './summary.js';
+import { OrderedWindow, type Pending } from './window.js';
+
+/** Requests on the wire get this long after Ctrl-C; with the rest of the shutdown, under 10 s. */
+export const GRACE_MS = 8000;
+
+export function outputHeader(op: Operation, header: readonly string[], columns: readonly string[]): string[] {
+  const name = columnNamer(op, header);
+  return [...header, ...columns.map(name), name('status')];
+}
+
+// An output column named like an input column would make two columns of one name.
+function columnNamer(op: Operation, header: readonly string[]): (column: string) => string {
+  const taken = new Set(header.map((h) => h.toLowerCase()));
+  return (column) => (taken.has(column.toLowerCase()) ? `${column} (${op.id})` : column);
+}
+
+export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Promise<BulkSummary> {
+  const { op, columns } = options;
+  const { signal } = hooks;
+  const now = options.sender.now;
+  const startedAt = now();
+  const csv = await openCsv(op, options.inPath, options.overrides);
+  const plan = rowPlanner(op, csv.header, csv.mapping);
+  const { store, outputLock } = openFiles(options, () => csv.close());
+  const abandon = options.abandon ?? new AbortController();
+  // Each request in flight listens for it (as many as the concurrency): not a leak.
+  setMaxListeners(0, abandon.signal);
+  const sender = new Sender({
+    ...options.sender,
+    op,
+    abandonSignal: abandon.signal,
+    mayNotSend: () =>
+      store.failure ? `the answer cache could not be written (${describeError(store.failure)})` : undefined,
+  });
+  const display = options.display ?? String;
+  const summary = emptySummary({
+    operation: op.id,
+    input: display(options.inPath),
+    output: display(options.outPath),
+    cache: display(options.cachePath),
+  });
+  summary.unreadableCacheLines = store.unreadableLines;
+  summary.rescuedImported = store.imported;
+
+  let stopping = false;
+  // Ends every wait of the reading loop: the run is ending.
+  const stopReading = () => {
+    stopping = true;
+    window.wake();
+    wakeDrain?.();
+  };
+  let wakeDrain: (() => void) | undefined;
+  const output = new OutputFile(options.outPath, csv.header.length, options.scrub ?? ((text) => text), {
+    allExtras: options.allExtras === true,
+    onError: (error) => {
+      // The output's disk can fill too: stop (every answer so far is in the journal) rather than crash.
+      sender.halt(`the output ${options.outPath}.partial could not be written (${describeError(error)})`);
+      stopReading();
+    },
+  });
+  output.writeHeader(outputHeader(op, csv.header, columns));
+
+  // Enough rows ahead of the oldest unanswered one to keep every connection busy while it waits,
+  // and few enough that memory stays bounded whatever the file's size.
+  const window = new OrderedWindow<string[], RowResult>(
+    options.windowRows ?? Math.max(4096, options.sender.concurrency * 128),
+  );
+  const pending = new Map<string, Pending<RowResult>>();
+  const tasks = new Set<Promise<void>>();
+  const seen = new Set<string>();
+  const answers = new BoundedMap<string, RowResult>(options.memoryAnswers ?? 20_000);
+  // The rows of blank and invalid inputs, one per reason (files repeat their mistakes too).
+  const invalidRows = new BoundedMap<string, RowResult>(1000);
+  let failure: unknown;
+  let journalBroken = false;
+  let bytesRead = 0;
+
+  const write = (fields: string[], result: RowResult) => {
+    output.writeRow(fields, result);
+    countRow(summary, result);
+  };
+  const flush = () => window.drain(write, isPending);
+
+  let graceTimer: NodeJS.Timeout | undefined;
+  const onSignal = () => {
+    sender.cancel();
+    stopReading();
+    graceTimer = setTimeout(() => abandon.abort(), options.graceMs ?? GRACE_MS);
+  };
+  if (signal?.aborted) onSignal();
+  else signal?.addEventListener('abort', onSignal, { once: true });
+
+  // Keys asked again this run for retryUnreadable: at most once each, whatever comes back.
+  const askedAgain = new Set<string>();
+  const answerFor = (key: string): RowResult | undefined => {
+    const remembered = answers.get(key);
+    if (remembered) return remembered;
+    const stored = store.get(key);
+    if (!stored) return undefined;
+    if (options.retryUnreadable && isUnreadable(stored) && !askedAgain.has(key) && !pending.has(key)) {
+      askedAgain.add(key);
+      summary.askedAgain++;
+      return undefined;
+    }
+    if (askedAgain.has(key) && pending.has(key)) return undefined;
+    const result = resultOf(op, stored, columns);
+    answers.set(key, result);
+    return result;
+  };
+
+  const ask = (key: string, input: Parameters<Sender['send']>[0]): Pending<RowResult> => {
+    const slot: Pending<RowResult> = { result: undefined };
+    pending.set(key, slot);
+    // Journal first: once the answer is durably on disk, no later run pays for it again. A row
+    // whose answer is not durable is not done (and the run stops: see saveUnsaved).
+    const task = sender
+      .send(input, (outcome) => store.put(key, outcome))
+      .then((sent) => {
+        if (sent.sent && sent.billable && !sent.kept) {
+          journalBroken = true;
+          stopReading();
+          return;
+        }
+        const result = sent.sent
+          ? resultOf(op, sent.outcome, columns)
+          : unansweredResult(sent.reason, columns, sent.mayHaveBeenPaid === true);
+        slot.result = result;
+        pending.delete(key);
+        answers.set(key, result);
+        flush();
+      })
+      .catch((error: unknown) => {
+        // A failure of ours (the cache file cannot be written, say) ends the run.
+        failure ??= error;
+        stopReading();
+      });
+    tasks.add(task);
+    void task.finally(() => tasks.delete(task));
+    return slot;
+  };
+
+  // One row: its result now (invalid, or known), or the pending request it waits for.
+  const resultFor = (planned: PlannedRow, row: number): RowResult | Pending<RowResult> => {
+    if (planned.kind !== 'request') {
+      if (planned.kind === 'blank') summary.blank++;
+      // Blank rows explain themselves; the examples show the rows that need mending.
+      else if (summary.invalidExamples.length < INVALID_EXAMPLES) {
+        summary.invalidExamples.push({ row, message: planned.message });
+      }
+      let result = invalidRows.get(planned.message);
+      if (!result) {
+        result = invalidResult(planned.message, columns, planned.kind === 'blank');
+        invalidRows.set(planned.message, result);
+      }
+      return result;
+    }
+    const { key } = planned;
+    const first = !seen.has(key);
+    if (first) {
+      seen.add(key);
+      summary.distinct++;
+    }
+    const known = answerFor(key);
+    if (known) {
+      if (first) summary.fromCache++;
+      return known;
+    }
+    return pending.get(key) ?? ask(key, planned.input);
+  };
+
+  const progress = startProgress(hooks, csv.sizeBytes, () => ({
+    rows: summary.rows,
+    written: rowsWritten(summary),
+    bytes: bytesRead,
+    transactions: sender.spent,
+  }));
+
+  try {
+    read: for (;;) {
+      if (stopping || failure) break;
+      const batch = await csv.nextBatch();
+      if (!batch) break;
+      bytesRead = batch.bytes;
+      const { records } = batch;
+      for (let i = 0; i < records.length; i++) {
+        if (stopping || failure) break read;
+        const fields = records[i] as string[];
+        summary.rows++;
+        const result = resultFor(plan(fields), batch.firstRow + i);
+        // Nothing waits before it: straight out, without a place in the window.
+        if (window.size === 0 && !isPending(result)) write(fields, result);
+        else window.push(fields, result);
+        if (window.isFull) {
+          flush();
+          await window.waitForRoom();
+          if (stopping || failure) break read;
+        }
+      }
+      flush();
+      if (output.needsDrain) {
+        await new Promise<void>((resolve) => {
+          wakeDrain = resolve;
+          void output.drained().then(() => resolve());
+        });
+        wakeDrain = undefined;
+      }
+    }
+    // What was sent is waited for even when interrupted: its answers are paid for, so journal them.
+    // (On Ctrl-C only for graceMs: then the sender abandons them and they settle at once.)
+    while (tasks.size > 0) await Promise.all([...tasks]);
+    if (failure) throw failure;
+    flush();
+    summary.completed = !signal?.aborted && !journalBroken && output.error === undefined;
+  } finally {
+    clearTimeout(graceTimer);
+    signal?.removeEventListener('abort', onSignal);
+    csv.close();
+    await output.close();
+    if (output.error) summary.completed = false;
+    summary.transactions = sender.spent;
+    summary.requests = sender.started;
+    summary.attempts = sender.attempts;
+    summary.throttled = sender.throttled;
+    summary.abandoned = sender.abandoned;
+    summary.resumeAt = sender.resumeAt === undefined ? undefined : new Date(sender.resumeAt).toISOString();
+    summary.stopped = sender.stopReason === 'interrupted' ? undefined : sender.stopReason;
+    summary.outputError = output.error ? describeError(output.error) : undefined;
+    try {
+      summary.extraColumns = await output.finish(
+        summary.completed,
+        columnNamer(op, outputHeader(op, csv.header, columns)),
+      );
+    } finally {
+      summary.unsaved = store.saveUnsaved();
+      store.close();
+      outputLock.release();
+      summary.elapsedMs = now() - startedAt;
+      progress.stop();
+    }
+  }
+  return summary;
+}
+
+function isPending(value: RowResult | Pending<RowResult>): value is Pending<RowResult> {
+  return !('status' in value);
+}
+
+// The answer cache (locked, journal loaded) and the output's lock; stops before anything is sent.
+function openFiles(
+  options: BulkOptions,
+  closeInput: () => void,
+): { store: AnswerStore; outputLock: FileLock } {
+  let store: AnswerStore;
+  try {
+    store = AnswerStore.open({
+      path: options.cachePath,
+      namespace: options.namespace,
+      maxAgeMs: options.maxAgeMs,
+      now: options.sender.now,
+      ...(options.alsoReads ? { alsoReads: options.alsoReads } : {}),
+      ...(options.scrub ? { scrub: options.scrub } : {}),
+      ...(options.rescueDir ? { rescueDir: options.rescueDir } : {}),
+    });
+  } catch (error) {
+    closeInput();
+    if (error instanceof BulkError) throw error;
+    throw new BulkError(`Cannot use the answer cache ${options.cachePath}: ${(error as Error).message}`);
+  }
+  try {
+    mkdirSync(dirname(options.outPath), { recursive: true });
+    return { store, outputLock: acquireLock(options.outPath, 'output') };
+  } catch (error) {
+    closeInput();
+    store.close();
+    if (error instanceof BulkError) throw error;
+    throw new BulkError(`Cannot write ${options.outPath}: ${(error as Error).message}`);
+  }
+}
+
+function describeError(error: Error | undefined): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOSPC') return 'the disk is full';
+  if (code === 'EDQUOT') return 'the disk quota is used up';
+  return error?.message ?? 'unknown error';
+}

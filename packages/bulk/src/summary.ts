@@ -1,0 +1,125 @@
+// What a bulk run did, counted as it goes: the summary every client prints or shows.
+import type { SaveReport } from './answer-store.js';
+import type { ResultKind, RowResult } from './row-result.js';
+import type { StopReason } from './sender.js';
+
+export interface InvalidExample {
+  /** As a spreadsheet numbers it: the header is row 1. */
+  readonly row: number;
+  readonly message: string;
+}
+
+export interface BulkSummary {
+  readonly operation: string;
+  readonly input: string;
+  readonly output: string;
+  readonly cache: string;
+  /** Data rows read (the header not counted). */
+  rows: number;
+  blank: number;
+  /** Invalid rows, blank ones included. */
+  invalid: number;
+  /** Distinct valid requests in the file. */
+  distinct: number;
+  /** Of those, answered from the cache of an earlier run. */
+  fromCache: number;
+  /** Transactions this run spent (billable answers). */
+  transactions: number;
+  ok: number;
+  /** Of the ok rows, those whose answer differed from the API description. */
+  notAsDocumented: number;
+  noMatch: number;
+  /** Rows whose answer was paid for but could not be read (cut, too big, not JSON). */
+  unreadable: number;
+  /** Requests asked again because their cached answer was unreadable (retryUnreadable). */
+  askedAgain: number;
+  /** Extra columns added for fields the description does not list. */
+  extraColumns: string[];
+  /** Rows whose request failed after its retries (or was abandoned in flight). */
+  errors: number;
+  /** Rows never sent because the run stopped sending (budget, refused key, allowance, outage). */
+  notSent: number;
+  /** Requests sent, and HTTP attempts (retries included), and 429 answers among them. */
+  requests: number;
+  attempts: number;
+  throttled: number;
+  invalidExamples: InvalidExample[];
+  stopped: StopReason | undefined;
+  /** When the service said to come back (a Retry-After over the cap), as an ISO date. */
+  resumeAt: string | undefined;
+  /** Requests abandoned in flight when the run was interrupted: the service may have billed them. */
+  abandoned: number;
+  /** Lines of the cache file that could not be read (skipped). */
+  unreadableCacheLines: number;
+  /** Answers an earlier run could not journal, imported from its rescue file. */
+  rescuedImported: number;
+  /** When the journal could not be written: where the answers that arrived went. */
+  unsaved: SaveReport | undefined;
+  /** Why the output file could not be written, if it could not. */
+  outputError: string | undefined;
+  /** False when interrupted or stopped by a file problem: the output was not written. */
+  completed: boolean;
+  elapsedMs: number;
+}
+
+export const INVALID_EXAMPLES = 5;
+
+export function emptySummary(names: {
+  operation: string;
+  input: string;
+  output: string;
+  cache: string;
+}): BulkSummary {
+  return {
+    ...names,
+    rows: 0,
+    blank: 0,
+    invalid: 0,
+    distinct: 0,
+    fromCache: 0,
+    transactions: 0,
+    ok: 0,
+    notAsDocumented: 0,
+    noMatch: 0,
+    unreadable: 0,
+    askedAgain: 0,
+    extraColumns: [],
+    errors: 0,
+    notSent: 0,
+    requests: 0,
+    attempts: 0,
+    throttled: 0,
+    invalidExamples: [],
+    stopped: undefined,
+    resumeAt: undefined,
+    abandoned: 0,
+    unreadableCacheLines: 0,
+    rescuedImported: 0,
+    unsaved: undefined,
+    outputError: undefined,
+    completed: false,
+    elapsedMs: 0,
+  };
+}
+
+/** The summary's count that each kind of written row adds to. (Blank rows count as invalid too.) */
+const COUNTER: Record<ResultKind, 'ok' | 'noMatch' | 'unreadable' | 'invalid' | 'errors' | 'notSent'> = {
+  ok: 'ok',
+  'no-match': 'noMatch',
+  unreadable: 'unreadable',
+  invalid: 'invalid',
+  blank: 'invalid',
+  error: 'errors',
+  'not-sent': 'notSent',
+};
+
+/** Counts one written row. */
+export function countRow(summary: BulkSummary, result: RowResult): void {
+  summary[COUNTER[result.kind]]++;
+  if (result.kind === 'ok' && result.mismatches) summary.notAsDocumented++;
+}
+
+/** Rows written so far (every kind). */
+export function rowsWritten(s: BulkSummary): number {
+  return s.ok + s.noMatch + s.unreadable + s.invalid + s.errors + s.notSent;
+}

@@ -1,0 +1,140 @@
+// The engine as a client calls it (the CLI and the extension): plan, then run, against the sandbox
+// over real HTTP on 127.0.0.1.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_RETRY_POLICY, getOperation, outputColumns } from '@enrich/core';
+import { createFetchTransport } from '@enrich/core/fetch-transport';
+import { DEMO_KEY, type SandboxServer, startSandboxServer } from '@enrich/sandbox';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type BulkOptions,
+  type BulkProgress,
+  CACHE_FILE,
+  cacheNamespace,
+  defaultCachePath,
+  defaultOutputPath,
+  planBulk,
+  readCsvHeader,
+  runBulk,
+} from '../src/index.js';
+
+const op = getOperation('phone-lookup');
+let server: SandboxServer;
+let dir: string;
+
+beforeAll(async () => {
+  server = await startSandboxServer({ host: '127.0.0.1', port: 0 });
+});
+afterAll(async () => {
+  await server.close();
+});
+beforeEach(() => {
+  server.sandbox.reset();
+  dir = mkdtempSync(join(tmpdir(), 'enrich-bulk-'));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const phone = (i: number) => `555${String(1_000_000 + i).padStart(7, '0')}`;
+
+function options(inPath: string): BulkOptions {
+  const outPath = defaultOutputPath(inPath, op);
+  return {
+    op,
+    inPath,
+    outPath,
+    cachePath: defaultCachePath(outPath),
+    namespace: cacheNamespace(op, { baseUrl: server.url, baseUrlV3: server.url, sandbox: true }),
+    maxAgeMs: Number.POSITIVE_INFINITY,
+    columns: outputColumns(op),
+    overrides: {},
+    sender: {
+      settings: { apiKey: DEMO_KEY, baseUrl: server.url, baseUrlV3: server.url },
+      transport: createFetchTransport({ timeoutMs: 5000 }),
+      policy: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 10, maxDelayMs: 50 },
+      concurrency: 4,
+      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+      now: Date.now,
+    },
+  };
+}
+
+// 60 rows: 20 distinct phones (each three times, in three spellings), 5 blank, 5 invalid.
+function leads(): string {
+  const lines = ['name,phone'];
+  for (let i = 0; i < 60; i++) {
+    const p = phone(i % 20);
+    const spelled = [p, `(${p.slice(0, 3)}) ${p.slice(3, 6)}-${p.slice(6)}`, `+1 ${p}`][i % 3];
+    lines.push(`Lead ${i},${spelled}`);
+  }
+  for (let i = 0; i < 5; i++) lines.push(`Blank ${i},`);
+  for (let i = 0; i < 5; i++) lines.push(`Short ${i},12345`);
+  return `${lines.join('\n')}\n`;
+}
+
+describe('planBulk and runBulk', () => {
+  it('the plan states what the run then spends; results are counted by kind; output beside the input', async () => {
+    const inPath = join(dir, 'leads.csv');
+    writeFileSync(inPath, leads());
+    const o = options(inPath);
+    expect(o.outPath).toBe(join(dir, 'leads.phone-lookup.csv'));
+    expect(o.cachePath).toBe(join(dir, CACHE_FILE));
+    expect(await readCsvHeader(inPath)).toEqual(['name', 'phone']);
+
+    const plan = await planBulk({ ...o });
+    expect(plan).toMatchObject({
+      rows: 70,
+      distinct: 20,
+      cached: 0,
+      blank: 5,
+      invalid: 10,
+      transactions: 20,
+    });
+    expect(plan.mapping).toEqual({ Phone: 'phone' });
+
+    const seen: BulkProgress[] = [];
+    const summary = await runBulk(o, { onProgress: (p) => seen.push(p), progressEveryMs: 5 });
+    expect(summary.completed).toBe(true);
+    expect(summary.transactions).toBe(plan.transactions);
+    expect(server.sandbox.stats().transactions).toBe(20);
+    expect(summary).toMatchObject({ rows: 70, distinct: 20, invalid: 10, blank: 5, errors: 0, notSent: 0 });
+    expect(summary.ok + summary.noMatch).toBe(60);
+    // The last progress report is the final count.
+    expect(seen.at(-1)).toMatchObject({ rows: 70, written: 70, transactions: 20 });
+    const output = readFileSync(o.outPath, 'utf8').split('\n');
+    expect(output[0]).toBe(['name', 'phone', ...outputColumns(op), 'status'].join(','));
+    expect(output).toHaveLength(72); // header, 70 rows, and the final newline
+    expect(output[1]?.startsWith('Lead 0,5551000000,')).toBe(true);
+    expect(output[61]).toMatch(/^Blank 0,,+"?invalid: blank row/);
+    expect(output[66]).toMatch(/^Short 0,12345,+"?invalid: /);
+
+    // Again: everything from the cache, nothing spent, the same bytes.
+    const first = readFileSync(o.outPath);
+    const again = await runBulk(o);
+    expect(again).toMatchObject({ transactions: 0, fromCache: 20, completed: true });
+    expect(readFileSync(o.outPath).equals(first)).toBe(true);
+    expect((await planBulk(o)).transactions).toBe(0);
+  });
+
+  it('a signal already aborted sends nothing and writes no output', async () => {
+    const inPath = join(dir, 'leads.csv');
+    writeFileSync(inPath, leads());
+    const summary = await runBulk(options(inPath), { signal: AbortSignal.abort() });
+    expect(summary.completed).toBe(false);
+    expect(server.sandbox.stats().transactions).toBe(0);
+    expect(() => readFileSync(defaultOutputPath(inPath, op))).toThrow();
+  });
+
+  it('a budget stops sending: the rows not sent have the not-sent kind, counted apart from errors', async () => {
+    const inPath = join(dir, 'leads.csv');
+    writeFileSync(inPath, leads());
+    const o = options(inPath);
+    const summary = await runBulk({ ...o, sender: { ...o.sender, maxTransactions: 5, concurrency: 1 } });
+    expect(summary.transactions).toBe(5);
+    expect(summary.stopped).toBe('budget');
+    expect(summary.notSent).toBe(45); // 15 phones x 3 rows
+    expect(summary.errors).toBe(0);
+  });
+});

@@ -1,0 +1,127 @@
+// The processes the benchmark runs: the sandbox, the enrich command, and plain scripts (the
+// references), each timed from spawn to exit, with its own CPU time and peak memory.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEMO_KEY } from '@enrich/sandbox';
+
+const CLI_DIR = join(import.meta.dirname, '..');
+// The built bundle (what an installed command runs), not the tsx launcher: see scripts/build.mjs.
+export const BIN = join(CLI_DIR, 'dist', 'enrich.mjs');
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+
+export interface Sandbox {
+  url: string;
+  process: ChildProcess;
+  stats(): Promise<{ transactions: number; requests: number }>;
+  reset(): Promise<void>;
+}
+
+export async function startSandbox(latencyMs: number): Promise<Sandbox> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(CLI_DIR, 'bench', 'sandbox-process.ts'), String(latencyMs)],
+    {
+      cwd: CLI_DIR,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const [line] = (await once(child.stdout as NodeJS.ReadableStream, 'data')) as [Buffer];
+  const { url } = JSON.parse(String(line).split('\n')[0] ?? '{}') as { url: string };
+  return {
+    url,
+    process: child,
+    stats: async () =>
+      (await (await fetch(`${url}/__sandbox/stats`)).json()) as { transactions: number; requests: number },
+    reset: async () => {
+      await fetch(`${url}/__sandbox/reset`, { method: 'POST' });
+    },
+  };
+}
+
+export interface Run {
+  wallMs: number;
+  summary: Record<string, number | string | boolean> & {
+    elapsedMs: number;
+    transactions: number;
+    maxRssBytes: number;
+  };
+  timeRssKb: number | undefined;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** The enrich command against the sandbox, with --json --quiet (its summary is the last line). */
+export function enrich(
+  sandbox: Sandbox,
+  dir: string,
+  args: string[],
+  options: { killAfterMs?: number } = {},
+): Promise<Run> {
+  const env = {
+    PATH: process.env.PATH ?? '',
+    ENRICH_API_KEY: DEMO_KEY,
+    ENRICH_BASE_URL: sandbox.url,
+    ENRICH_BASE_URL_V3: sandbox.url,
+  };
+  return run([process.execPath, BIN, 'phone-lookup', ...args, '--json', '--quiet'], dir, env, options);
+}
+
+/** A plain script (a reference) with node; it prints {cpuMs, maxRssBytes} as its last line. */
+export function script(path: string, args: string[], dir: string): Promise<Run> {
+  return run([process.execPath, path, ...args], dir, { PATH: process.env.PATH ?? '' }, {});
+}
+
+function run(
+  command: string[],
+  dir: string,
+  env: Record<string, string>,
+  options: { killAfterMs?: number },
+): Promise<Run> {
+  const [file, ...argv] = TIME ? [TIME, '-v', ...command] : command;
+  const started = performance.now();
+  const child = spawn(file as string, argv, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => {
+    stdout += String(d);
+  });
+  child.stderr.on('data', (d) => {
+    stderr += String(d);
+  });
+  if (options.killAfterMs !== undefined) {
+    // Kill node itself (under /usr/bin/time the child is time, whose child is node).
+    setTimeout(() => {
+      const pid = TIME ? findChildPid(child.pid) : child.pid;
+      if (pid) process.kill(pid, 'SIGKILL');
+    }, options.killAfterMs);
+  }
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      const wallMs = performance.now() - started;
+      const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
+      const summaryLine = stdout.trim().split('\n').pop() ?? '';
+      let summary = {} as Run['summary'];
+      try {
+        summary = JSON.parse(summaryLine);
+      } catch {
+        if (options.killAfterMs === undefined) process.stderr.write(`${stdout}\n${stderr}\n`);
+      }
+      // Under /usr/bin/time, the killed process is time's child: time reports its signal.
+      const timeSignal = /Command terminated by signal (\d+)/.exec(stderr);
+      const killedBy = signal ?? (timeSignal?.[1] === '9' ? 'SIGKILL' : null);
+      resolve({ wallMs, summary, timeRssKb: rss ? Number(rss[1]) : undefined, code, signal: killedBy });
+    });
+  });
+}
+
+function findChildPid(parent: number | undefined): number | undefined {
+  if (!parent) return undefined;
+  try {
+    const children = readFileSync(`/proc/${parent}/task/${parent}/children`, 'utf8').trim().split(/\s+/);
+    return children[0] ? Number(children[0]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
