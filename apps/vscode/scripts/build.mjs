@@ -1,7 +1,7 @@
 // Bundles the extension and everything it uses (core included) into dist/extension.js; only the
 // `vscode` module, which VS Code provides, stays outside. The sandbox that "Try Without a Key"
-// starts is a second bundle, dist/sandbox.js, loaded only when the user asks for it: activation
-// then parses none of it. `--production` minifies (the .vsix).
+// starts is a second bundle, dist/sandbox.js, and Enrich CSV (the bulk engine) a third, dist/csv.js:
+// each is loaded only when the user asks for it, so activation parses neither. `--production` minifies (the .vsix).
 import { build } from 'esbuild';
 
 const production = process.argv.includes('--production');
@@ -19,11 +19,15 @@ const common = {
   logLevel: 'warning',
 };
 
-// `import('@enrich/sandbox')` in the extension becomes `require('./sandbox.js')` at run time.
-const sandboxOutside = {
-  name: 'sandbox-outside',
+// `import('@enrich/sandbox')` in the extension becomes `require('./sandbox.js')` at run time, and
+// `import('./csv-flow')` (Enrich CSV: the bulk engine and its CSV libraries) `require('./csv.js')`.
+const lazyOutside = {
+  name: 'lazy-outside',
   setup(b) {
     b.onResolve({ filter: /^@enrich\/sandbox$/ }, () => ({ path: './sandbox.js', external: true }));
+    b.onResolve({ filter: /^\.\/csv-flow$/ }, (args) =>
+      args.kind === 'dynamic-import' ? { path: './csv.js', external: true } : undefined,
+    );
   },
 };
 
@@ -46,11 +50,12 @@ const bundles = [
     entryPoints: ['src/extension.ts'],
     outfile: 'dist/extension.js',
     external: ['vscode'],
-    plugins: [sandboxOutside],
+    plugins: [lazyOutside],
     // import() becomes require() inside a promise: the extension host loads CommonJS.
     supported: { 'dynamic-import': false },
   },
   { entryPoints: ['src/sandbox-bundle.ts'], outfile: 'dist/sandbox.js', plugins: [noHttps] },
+  { entryPoints: ['src/csv-flow.ts'], outfile: 'dist/csv.js', external: ['vscode'] },
 ];
 
 for (const options of bundles) {

@@ -27,9 +27,18 @@ export interface CsvRun {
   readonly overrides: Readonly<Record<string, string>>;
 }
 
-export function csvRun(ctx: Ctx, op: Operation, inPath: string, overrides: Readonly<Record<string, string>>): CsvRun {
+export function csvRun(
+  ctx: Ctx,
+  op: Operation,
+  inPath: string,
+  overrides: Readonly<Record<string, string>>,
+): CsvRun {
   // The session's own sandbox is "sandbox" whatever its port, as the CLI's --sandbox.
-  const where = { baseUrl: ctx.config.baseUrl, baseUrlV3: ctx.config.baseUrlV3, sandbox: ctx.config.trialBase !== undefined };
+  const where = {
+    baseUrl: ctx.config.baseUrl,
+    baseUrlV3: ctx.config.baseUrlV3,
+    sandbox: ctx.config.trialBase !== undefined,
+  };
   const outPath = defaultOutputPath(inPath, op);
   return {
     op,
@@ -60,7 +69,8 @@ export function costWords(plan: BulkPlan): string {
   const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
   return (
     `${plural(plan.rows, 'row')}: ${plural(plan.distinct, 'distinct valid request')}, ` +
-    `${plural(plan.cached, 'answer')} already cached, ${plan.blank} blank, ${plan.invalid} invalid. ` +
+    // The engine counts blank rows among the invalid ones; said apart here, each row is counted once.
+    `${plural(plan.cached, 'answer')} already cached, ${plan.blank} blank, ${plan.invalid - plan.blank} invalid. ` +
     `Transactions to spend: ${plan.transactions}.`
   );
 }

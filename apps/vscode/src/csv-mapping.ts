@@ -4,8 +4,9 @@
 // cost is worked out again after every change. "Enrich" leads to the confirmation. A field can be
 // moved to another column; the engine takes no "leave this field out" (its mapping is field ->
 // column), so a column the user does not want is left out by picking another field's column.
-import { BulkError, readCsvHeader } from '@enrich/bulk';
+
 import type { BulkPlan } from '@enrich/bulk';
+import { BulkError, readCsvHeader } from '@enrich/bulk';
 import { mapColumns } from '@enrich/core';
 import * as vscode from 'vscode';
 import { type CsvRun, costWords, planRun } from './csv-files';
@@ -36,9 +37,16 @@ export async function reviewMapping(
     }
     const rows: Row[] = [
       plan
-        ? { label: `$(play) Enrich: spend ${plan.transactions} transaction${plan.transactions === 1 ? '' : 's'}`, detail: costWords(plan), go: true }
+        ? {
+            label: `$(play) Enrich: spend ${plan.transactions} transaction${plan.transactions === 1 ? '' : 's'}`,
+            detail: costWords(plan),
+            go: true,
+          }
         : { label: '$(error) Cannot run with this mapping', detail: problem },
-      { label: 'Column mapping (pick a field to change its column)', kind: vscode.QuickPickItemKind.Separator },
+      {
+        label: 'Column mapping (pick a field to change its column)',
+        kind: vscode.QuickPickItemKind.Separator,
+      },
       ...run.op.inputs.map((field) => {
         const index = mapping.fields[field.name];
         return {
@@ -69,6 +77,8 @@ function pickOne<T extends vscode.QuickPickItem>(title: string, items: readonly 
     const pick = vscode.window.createQuickPick<T>();
     pick.title = title;
     pick.items = items;
+    // The first row is the one Enter takes: "Enrich" when the mapping can run.
+    pick.activeItems = items.slice(0, 1);
     pick.ignoreFocusOut = true;
     let chosen: T | undefined;
     let done = false;

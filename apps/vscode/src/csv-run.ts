@@ -42,7 +42,10 @@ export async function enrichFile(ctx: Ctx, run: CsvRun, apiKey: string): Promise
             display: (path) => path,
             sender: {
               settings: { apiKey, baseUrl: ctx.config.baseUrl, baseUrlV3: ctx.config.baseUrlV3 },
-              transport: createFetchTransport({ timeoutMs: ctx.config.requestTimeoutMs, signal: abandon.signal }),
+              transport: createFetchTransport({
+                timeoutMs: ctx.config.requestTimeoutMs,
+                signal: abandon.signal,
+              }),
               policy: DEFAULT_RETRY_POLICY,
               concurrency: CONCURRENCY,
               sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),

@@ -540,9 +540,7 @@ export const window = {
   async showTextDocument(shown: Uri | { uri: Uri; getText(): string }) {
     // A file is shown with what it holds on disk.
     const document =
-      shown instanceof Uri
-        ? { uri: shown, getText: () => readFileSync(shown.fsPath, 'utf8') }
-        : shown;
+      shown instanceof Uri ? { uri: shown, getText: () => readFileSync(shown.fsPath, 'utf8') } : shown;
     ui.documents.push({ uri: document.uri, text: document.getText() });
     return { document };
   },

@@ -12,8 +12,11 @@ describe('dist/extension.js', () => {
     const required = [...bundle.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1] ?? '');
     expect(required).toContain('vscode');
     const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
-    // ./sandbox.js is the second bundle, required only by "Try Without a Key".
-    expect(required.filter((name) => name !== 'vscode' && !builtins.has(name))).toEqual(['./sandbox.js']);
+    // The other two bundles, required only by "Try Without a Key" and "Enrich CSV...".
+    expect(required.filter((name) => name !== 'vscode' && !builtins.has(name)).sort()).toEqual([
+      './csv.js',
+      './sandbox.js',
+    ]);
   });
 
   it('leaves the sandbox out of the activation bundle: its own file, loaded on first use', () => {
@@ -24,5 +27,18 @@ describe('dist/extension.js', () => {
     expect(bundle).not.toContain('x-sandbox-misbehave');
     // No certificate generator (node-forge) inside: the extension's sandbox serves plain HTTP.
     expect(sandbox).not.toMatch(/node-forge|pkcs12/i);
+  });
+
+  it('leaves the bulk engine out of the activation bundle too', () => {
+    const bundle = readFileSync(new URL('../../dist/extension.js', import.meta.url), 'utf8');
+    const csv = readFileSync(new URL('../../dist/csv.js', import.meta.url), 'utf8');
+    // csv-parse's own error code, and the engine's journal file name.
+    for (const marker of ['CSV_INVALID_CLOSING_QUOTE', '.enrich-cache.jsonl']) {
+      expect(csv).toContain(marker);
+      expect(bundle).not.toContain(marker);
+    }
+    const required = [...csv.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1] ?? '');
+    const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
+    expect(required.filter((name) => name !== 'vscode' && !builtins.has(name))).toEqual([]);
   });
 });

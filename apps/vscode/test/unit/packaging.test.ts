@@ -40,6 +40,7 @@ describe('the extension package', () => {
         'README.md',
         'dist/extension.js',
         'dist/sandbox.js',
+        'dist/csv.js',
         'media/enrich.svg',
         'media/icon.png',
         'package.json',
