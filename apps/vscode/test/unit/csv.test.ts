@@ -1,7 +1,7 @@
 // "Enrich CSV..." on the shared bulk engine against a real sandbox over HTTP: the cost shown before
 // confirming equals what the run spends; Cancel, then run again, spends nothing twice; the mapping
 // can be changed before anything is sent.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BulkSummary } from '@enrich/bulk';
@@ -65,8 +65,9 @@ describe('Enrich CSV', () => {
     expect(ui.documents.at(-1)?.uri.fsPath).toBe(out);
     expect(written.split('\n')[0]).toMatch(/^Name,Phone Number,Mobile,.*FName/);
     expect(written.trimEnd().split('\n').length).toBe(10);
-    // Done: nothing left to resume.
+    // Done: nothing left to resume, no lock or partial file left beside the input.
     expect(harness.context.globalState.get(UNFINISHED_KEY)).toEqual({});
+    expect(readdirSync(join(path, '..')).sort()).toEqual(['.enrich-cache.jsonl', 'leads.csv', 'leads.phone-lookup.csv']);
   });
 
   it('lets the user map a field to another column before anything is sent', async () => {
@@ -119,6 +120,7 @@ describe('Enrich CSV', () => {
     expect(second?.completed).toBe(true);
     expect(second?.transactions).toBe(40 - bought);
     expect(harness.server.sandbox.transactions(TEST_KEY)).toBe(40);
+    expect(readdirSync(join(path, '..')).sort()).toEqual(['.enrich-cache.jsonl', 'leads.csv', 'leads.phone-lookup.csv']);
   });
 
   it('says what to do when no key is set, and sends nothing', async () => {
