@@ -67,7 +67,11 @@ describe('Enrich CSV', () => {
     expect(written.trimEnd().split('\n').length).toBe(10);
     // Done: nothing left to resume, no lock or partial file left beside the input.
     expect(harness.context.globalState.get(UNFINISHED_KEY)).toEqual({});
-    expect(readdirSync(join(path, '..')).sort()).toEqual(['.enrich-cache.jsonl', 'leads.csv', 'leads.phone-lookup.csv']);
+    expect(readdirSync(join(path, '..')).sort()).toEqual([
+      '.enrich-cache.jsonl',
+      'leads.csv',
+      'leads.phone-lookup.csv',
+    ]);
   });
 
   it('lets the user map a field to another column before anything is sent', async () => {
@@ -120,7 +124,11 @@ describe('Enrich CSV', () => {
     expect(second?.completed).toBe(true);
     expect(second?.transactions).toBe(40 - bought);
     expect(harness.server.sandbox.transactions(TEST_KEY)).toBe(40);
-    expect(readdirSync(join(path, '..')).sort()).toEqual(['.enrich-cache.jsonl', 'leads.csv', 'leads.phone-lookup.csv']);
+    expect(readdirSync(join(path, '..')).sort()).toEqual([
+      '.enrich-cache.jsonl',
+      'leads.csv',
+      'leads.phone-lookup.csv',
+    ]);
   });
 
   it('says what to do when no key is set, and sends nothing', async () => {
