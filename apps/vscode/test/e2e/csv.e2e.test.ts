@@ -4,7 +4,7 @@
 // nothing is bought twice, the sandbox counted exactly the distinct valid requests, and the output
 // equals the CLI's for the same input, byte for byte.
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { type SandboxServer, startSandboxServer } from '@enrich/sandbox';
@@ -15,6 +15,8 @@ import {
   answerInput,
   type CodeServer,
   dialog,
+  filesContaining,
+  listFiles,
   notification,
   openWorkbench,
   quickInput,
@@ -73,10 +75,21 @@ async function enrichFromExplorer(): Promise<void> {
   const row = page.locator('.explorer-folders-view .monaco-list-row', {
     has: page.locator('.label-name', { hasText: /^leads\.csv$/ }),
   });
-  await row.click({ button: 'right' });
+  const item = page.locator('.context-view .action-label', { hasText: 'Enrich CSV...' });
+  // Right after a reload the menu may open before the extension's contributions are registered:
+  // close it and open it again, a bounded number of times.
+  for (let attempt = 1; ; attempt++) {
+    await row.click({ button: 'right' });
+    try {
+      await item.waitFor({ timeout: 10_000 });
+      break;
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      await page.keyboard.press('Escape');
+    }
+  }
   // The menu takes its item on hover and Enter: a click right after it opens is ignored by VS Code
   // (so that releasing the right button does not pick an item).
-  const item = page.locator('.context-view .action-label', { hasText: 'Enrich CSV...' });
   await item.hover();
   await page.keyboard.press('Enter');
   await item.waitFor({ state: 'hidden' });
@@ -140,6 +153,8 @@ describe('Enrich CSV in code-server', () => {
     await page.reload();
     await page.locator('.monaco-workbench').waitFor();
     await page.locator('.explorer-folders-view').waitFor();
+    // The extension's contributions are registered once its view container shows in the activity bar.
+    await page.locator('.activitybar .action-item .action-label[aria-label^="Enrichment"]').waitFor();
     await enrichFromExplorer();
     const shownAgain = await chooseAndReadCost('Resume');
     expect(shownAgain).toBe(leads.distinctValid - spentBeforeResume);
@@ -178,5 +193,19 @@ describe('Enrich CSV in code-server', () => {
     const fromExtension = readFileSync(join(server.workspaceDir, 'leads.phone-lookup.csv'));
     expect(fromExtension.length).toBeGreaterThan(10_000);
     expect(fromExtension.equals(fromCli)).toBe(true);
+    // Beside the input, only the output and the answer journal remain: no lock, no partial file.
+    expect(readdirSync(server.workspaceDir).sort()).toEqual([
+      '.enrich-cache.jsonl',
+      'leads.csv',
+      'leads.phone-lookup.csv',
+    ]);
+  });
+
+  it('leaves the key in no file: the output, the journal, settings, browser storage, logs', async () => {
+    await context.close();
+    await server.close();
+    const scanned = listFiles(server.root);
+    expect(scanned).toContain(join(server.workspaceDir, '.enrich-cache.jsonl'));
+    expect(filesContaining(server.root, KEY)).toEqual([]);
   });
 });
