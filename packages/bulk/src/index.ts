@@ -21,6 +21,7 @@ export {
   normaliseBase,
   SANDBOX_NAMESPACE,
 } from './files.js';
+export { createHttpTransport, type HttpTransportOptions } from './http-transport.js';
 export { type BulkPlan, type PlanOptions, planBulk } from './plan-bulk.js';
 export { type BulkProgress, estimatedRows } from './progress.js';
 export {

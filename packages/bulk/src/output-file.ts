@@ -51,17 +51,40 @@ export class OutputFile {
     this.batch += `${csvFields(header)}\n`;
   }
 
-  /** One row: its input fields (fitted to the header's width) and its result's columns. */
-  writeRow(fields: readonly string[], result: RowResult): void {
+  /**
+   * One row: its input fields (fitted to the header's width; or already rendered by renderFields)
+   * and its result's columns.
+   */
+  writeRow(fields: readonly string[] | string, result: RowResult): void {
+    this.batch += typeof fields === 'string' ? fields : this.renderFields(fields);
+    this.batch += this.renderResult(result);
+    if (result.extra) this.extras?.add(this.rowIndex, result.extra, this.scrub);
+    this.rowIndex++;
+    if (this.batch.length >= BATCH_CHARS) this.flush();
+  }
+
+  /** One whole line, rendered earlier (a row whose result has no extra fields). */
+  writeLine(line: string): void {
+    this.batch += line;
+    this.rowIndex++;
+    if (this.batch.length >= BATCH_CHARS) this.flush();
+  }
+
+  /** A row's input fields as CSV, fitted to the header's width. */
+  renderFields(fields: readonly string[]): string {
     const { width } = this;
-    if (fields.length === width) this.batch += csvFields(fields);
-    else {
-      // Short rows are padded with empty fields; longer ones lose the extra fields (they are invalid).
-      for (let i = 0; i < width; i++) {
-        if (i > 0) this.batch += ',';
-        this.batch += csvField(fields[i] ?? '');
-      }
+    if (fields.length === width) return csvFields(fields);
+    // Short rows are padded with empty fields; longer ones lose the extra fields (they are invalid).
+    let text = '';
+    for (let i = 0; i < width; i++) {
+      if (i > 0) text += ',';
+      text += csvField(fields[i] ?? '');
     }
+    return text;
+  }
+
+  /** A result's columns and status, from the comma after the input fields to the line's end. */
+  renderResult(result: RowResult): string {
     let tail = this.rendered.get(result);
     if (tail === undefined) {
       tail = '';
@@ -69,10 +92,12 @@ export class OutputFile {
       tail += `,${csvField(result.status)}\n`;
       this.rendered.set(result, tail);
     }
-    this.batch += tail;
-    if (result.extra) this.extras?.add(this.rowIndex, result.extra, this.scrub);
-    this.rowIndex++;
-    if (this.batch.length >= BATCH_CHARS) this.flush();
+    return tail;
+  }
+
+  /** Stops writing: the run stops (the spill's disk is full, say). */
+  fail(error: Error): void {
+    this.file.destroy(error);
   }
 
   /** Whether the file's buffer is full: the caller waits for drained() before writing more. */

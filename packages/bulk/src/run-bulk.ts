@@ -13,11 +13,12 @@
 // keeps the answers that could not be written in memory, removes its partial output to free space,
 // and saves them (journal, else a rescue file); the summary says where.
 //
-// The pipeline: rows are read in batches and planned (blank, invalid, or which request); a row
-// whose result is known goes straight to the output if nothing before it waits, else into the
-// ordered window behind the rows that wait; a new distinct request goes to the sender, which keeps
-// `concurrency` on the wire while reading goes on. Reading pauses only when the window is full or
-// the output's disk is behind.
+// The pipeline: rows are read in batches and planned (blank, invalid, or which request); a new
+// distinct request goes to the sender, which keeps `concurrency` on the wire. A row whose result is
+// known is written at once if nothing before it waits; otherwise it queues behind the rows that do,
+// in memory up to the window, then on disk, rendered (row-queue.ts). So reading, planning and
+// rendering go on while answers are awaited; reading pauses only when too many requests wait for
+// an answer or the output's disk is behind, and memory is bounded by both, not by the file.
 import { setMaxListeners } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -30,10 +31,19 @@ import { openCsv, type PlannedRow, rowPlanner } from './csv-rows.js';
 import { acquireLock, type FileLock } from './file-lock.js';
 import { OutputFile } from './output-file.js';
 import { startProgress } from './progress.js';
+import { RowQueue } from './row-queue.js';
 import { invalidResult, isUnreadable, type RowResult, resultOf, unansweredResult } from './row-result.js';
 import { Sender } from './sender.js';
-import { type BulkSummary, countRow, emptySummary, INVALID_EXAMPLES, rowsWritten } from './summary.js';
-import { OrderedWindow, type Pending } from './window.js';
+import {
+  type BulkSummary,
+  countCode,
+  countRow,
+  emptySummary,
+  INVALID_EXAMPLES,
+  kindCode,
+  rowsWritten,
+} from './summary.js';
+import type { Pending } from './window.js';
 
 /** Requests on the wire get this long after Ctrl-C; with the rest of the shutdown, under 10 s. */
 export const GRACE_MS = 8000;
@@ -81,10 +91,17 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
   // Ends every wait of the reading loop: the run is ending.
   const stopReading = () => {
     stopping = true;
-    window.wake();
-    wakeDrain?.();
+    wake?.();
   };
-  let wakeDrain: (() => void) | undefined;
+  // The reading loop's one wait (for the output's disk, or for requests to leave the queue).
+  let wake: (() => void) | undefined;
+  const waitFor = async (until: Promise<unknown> | undefined) => {
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+      void until?.then(() => resolve());
+    });
+    wake = undefined;
+  };
   const output = new OutputFile(options.outPath, csv.header.length, options.scrub ?? ((text) => text), {
     allExtras: options.allExtras === true,
     onError: (error) => {
@@ -95,12 +112,16 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
   });
   output.writeHeader(outputHeader(op, csv.header, columns));
 
-  // Enough rows ahead of the oldest unanswered one to keep every connection busy while it waits,
-  // and few enough that memory stays bounded whatever the file's size.
-  const window = new OrderedWindow<string[], RowResult>(
-    options.windowRows ?? Math.max(4096, options.sender.concurrency * 128),
-  );
+  // Rows in memory between reading and writing; past them, rows wait on disk (see row-queue.ts).
+  const queue = new RowQueue(options.windowRows ?? 4096, `${options.outPath}.spill`, output, {
+    row: (result) => countRow(summary, result),
+    code: kindCode,
+    line: (code) => countCode(summary, code),
+  });
   const pending = new Map<string, Pending<RowResult>>();
+  // Requests waiting for an answer (queued or on the wire) before reading pauses: enough to keep
+  // every connection busy, and a bound on the memory they take.
+  const maxPending = Math.max(1024, options.sender.concurrency * 64);
   const tasks = new Set<Promise<void>>();
   const seen = new Set<string>();
   const answers = new BoundedMap<string, RowResult>(options.memoryAnswers ?? 20_000);
@@ -110,11 +131,7 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
   let journalBroken = false;
   let bytesRead = 0;
 
-  const write = (fields: string[], result: RowResult) => {
-    output.writeRow(fields, result);
-    countRow(summary, result);
-  };
-  const flush = () => window.drain(write, isPending);
+  const flush = () => queue.flush();
 
   let graceTimer: NodeJS.Timeout | undefined;
   const onSignal = () => {
@@ -163,6 +180,7 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
         pending.delete(key);
         answers.set(key, result);
         flush();
+        if (pending.size < maxPending) wake?.();
       })
       .catch((error: unknown) => {
         // A failure of ours (the cache file cannot be written, say) ends the run.
@@ -222,34 +240,38 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
         const fields = records[i] as string[];
         summary.rows++;
         const result = resultFor(plan(fields), batch.firstRow + i);
-        // Nothing waits before it: straight out, without a place in the window.
-        if (window.size === 0 && !isPending(result)) write(fields, result);
-        else window.push(fields, result);
-        if (window.isFull) {
+        try {
+          queue.add(fields, result);
+        } catch (error) {
+          // The spill's disk is full: stop as when the output's is.
+          output.fail(error as Error);
+          break read;
+        }
+        if (pending.size >= maxPending) {
           flush();
-          await window.waitForRoom();
-          if (stopping || failure) break read;
+          await waitFor(undefined);
         }
       }
       flush();
-      if (output.needsDrain) {
-        await new Promise<void>((resolve) => {
-          wakeDrain = resolve;
-          void output.drained().then(() => resolve());
-        });
-        wakeDrain = undefined;
-      }
+      if (output.needsDrain) await waitFor(output.drained());
     }
     // What was sent is waited for even when interrupted: its answers are paid for, so journal them.
     // (On Ctrl-C only for graceMs: then the sender abandons them and they settle at once.)
     while (tasks.size > 0) await Promise.all([...tasks]);
     if (failure) throw failure;
-    flush();
+    // The rows still on disk go out as fast as the output's disk takes them.
+    for (;;) {
+      flush();
+      if (stopping || queue.isEmpty || !output.needsDrain) break;
+      await waitFor(output.drained());
+    }
     summary.completed = !signal?.aborted && !journalBroken && output.error === undefined;
+    if (summary.completed && !queue.isEmpty) throw new Error('rows were left unwritten (a bug)');
   } finally {
     clearTimeout(graceTimer);
     signal?.removeEventListener('abort', onSignal);
     csv.close();
+    queue.close();
     await output.close();
     if (output.error) summary.completed = false;
     summary.transactions = sender.spent;
@@ -274,10 +296,6 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
     }
   }
   return summary;
-}
-
-function isPending(value: RowResult | Pending<RowResult>): value is Pending<RowResult> {
-  return !('status' in value);
 }
 
 // The answer cache (locked, journal loaded) and the output's lock; stops before anything is sent.

@@ -2,8 +2,8 @@
 // its result if it is already known (invalid, or answered from the cache), else with the pending
 // request it waits for; rows leave from the front, in file order, as soon as the front one has its
 // result. The output is therefore written in the order of the input whatever order answers come
-// in, and at most `capacity` rows are held: when the window is full, reading waits for room
-// (head-of-line blocking is bounded by the capacity, and so is memory).
+// in. It holds what the caller gives it; `isFull` tells the caller (row-queue.ts) to put further
+// rows elsewhere (on disk), so that memory is bounded by the capacity.
 
 /** What a row waits for: the one request of its distinct input, shared by every row that asks it. */
 export interface Pending<R> {
@@ -15,7 +15,6 @@ export class OrderedWindow<T, R> {
   private items: (T | undefined)[] = [];
   private results: (R | Pending<R> | undefined)[] = [];
   private head = 0;
-  private roomWaiter: (() => void) | undefined;
 
   constructor(readonly capacity: number) {}
 
@@ -58,21 +57,5 @@ export class OrderedWindow<T, R> {
       results.splice(0, this.head);
       this.head = 0;
     }
-    if (this.roomWaiter && !this.isFull) this.wake();
-  }
-
-  /** Resolves when there is room (at once if there is); wake() ends the wait early (the run stops). */
-  waitForRoom(): Promise<void> {
-    if (!this.isFull) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      this.roomWaiter = resolve;
-    });
-  }
-
-  /** Ends a wait for room whatever the size (the run is stopping). */
-  wake(): void {
-    const waiter = this.roomWaiter;
-    this.roomWaiter = undefined;
-    waiter?.();
   }
 }

@@ -1,6 +1,6 @@
 // The engine as a client calls it (the CLI and the extension): plan, then run, against the sandbox
 // over real HTTP on 127.0.0.1.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_RETRY_POLICY, getOperation, outputColumns } from '@enrich/core';
@@ -136,5 +136,44 @@ describe('planBulk and runBulk', () => {
     expect(summary.stopped).toBe('budget');
     expect(summary.notSent).toBe(45); // 15 phones x 3 rows
     expect(summary.errors).toBe(0);
+  });
+
+  it('rows past the window wait on disk and come out in order: the same bytes as with a window that holds them all', async () => {
+    const extra = await startSandboxServer({ host: '127.0.0.1', port: 0, misbehave: ['extra-fields'] });
+    try {
+      extra.sandbox.configure({ latencyMs: 15 });
+      const inPath = join(dir, 'leads.csv');
+      writeFileSync(inPath, leads());
+      const base = options(inPath);
+      const sender = {
+        ...base.sender,
+        settings: { apiKey: DEMO_KEY, baseUrl: extra.url, baseUrlV3: extra.url },
+        concurrency: 3,
+      };
+      const run = (name: string, windowRows: number | undefined) =>
+        runBulk({
+          ...base,
+          sender,
+          outPath: join(dir, `${name}.csv`),
+          cachePath: join(dir, `${name}.jsonl`),
+          allExtras: true,
+          ...(windowRows ? { windowRows } : {}),
+        });
+      const small = await run('small', 2);
+      const large = await run('large', undefined);
+      expect(small.completed).toBe(true);
+      expect(small.transactions).toBe(20);
+      expect(small.extraColumns.length).toBeGreaterThan(0);
+      expect({ ...small, output: '', cache: '', elapsedMs: 0 }).toEqual({
+        ...large,
+        output: '',
+        cache: '',
+        elapsedMs: 0,
+      });
+      expect(readFileSync(join(dir, 'small.csv'), 'utf8')).toBe(readFileSync(join(dir, 'large.csv'), 'utf8'));
+      expect(existsSync(join(dir, 'small.csv.spill'))).toBe(false);
+    } finally {
+      await extra.close();
+    }
   });
 });
