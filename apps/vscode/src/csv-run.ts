@@ -2,9 +2,14 @@
 // opens the result. The engine journals every paid answer before its row counts as done, so a run
 // stopped by Cancel, a window reload or a crash is resumed by running it again: the answers already
 // bought come from the journal and only the rest is sent (and paid for).
-import { type BulkProgress, type BulkSummary, estimatedRows, runBulk } from '@enrich/bulk';
+import {
+  type BulkProgress,
+  type BulkSummary,
+  createHttpTransport,
+  estimatedRows,
+  runBulk,
+} from '@enrich/bulk';
 import { createScrubber, DEFAULT_RETRY_POLICY, outputColumns } from '@enrich/core';
-import { createFetchTransport } from '@enrich/core/fetch-transport';
 import * as vscode from 'vscode';
 import { type CsvRun, MAX_AGE_MS } from './csv-files';
 import type { Ctx } from './ctx';
@@ -42,7 +47,9 @@ export async function enrichFile(ctx: Ctx, run: CsvRun, apiKey: string): Promise
             display: (path) => path,
             sender: {
               settings: { apiKey, baseUrl: ctx.config.baseUrl, baseUrlV3: ctx.config.baseUrlV3 },
-              transport: createFetchTransport({
+              // The engine's transport over Node's http, as the CLI's: the same guarantees as core's
+              // fetch transport (no redirects, one deadline, capped bodies) for less CPU per request.
+              transport: createHttpTransport({
                 timeoutMs: ctx.config.requestTimeoutMs,
                 signal: abandon.signal,
               }),
