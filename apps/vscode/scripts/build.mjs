@@ -1,23 +1,65 @@
 // Bundles the extension and everything it uses (core included) into dist/extension.js; only the
-// `vscode` module, which VS Code provides, stays outside. `--production` minifies (the .vsix).
+// `vscode` module, which VS Code provides, stays outside. The sandbox that "Try Without a Key"
+// starts is a second bundle, dist/sandbox.js, and Enrich CSV (the bulk engine) a third, dist/csv.js:
+// each is loaded only when the user asks for it, so activation parses neither. `--production` minifies (the .vsix).
 import { build } from 'esbuild';
 
 const production = process.argv.includes('--production');
 
-const result = await build({
-  entryPoints: ['src/extension.ts'],
+const common = {
   bundle: true,
   platform: 'node',
   format: 'cjs',
   target: 'node20',
-  external: ['vscode'],
-  outfile: 'dist/extension.js',
   minify: production,
   sourcemap: !production,
   sourcesContent: false,
   legalComments: 'none',
   metafile: true,
   logLevel: 'warning',
-});
-const bytes = Object.values(result.metafile.outputs).find((o) => o.entryPoint)?.bytes ?? 0;
-console.log(`dist/extension.js: ${(bytes / 1024).toFixed(1)} KiB${production ? ' (minified)' : ''}`);
+};
+
+// `import('@enrich/sandbox')` in the extension becomes `require('./sandbox.js')` at run time, and
+// `import('./csv-flow')` (Enrich CSV: the bulk engine and its CSV libraries) `require('./csv.js')`.
+const lazyOutside = {
+  name: 'lazy-outside',
+  setup(b) {
+    b.onResolve({ filter: /^@enrich\/sandbox$/ }, () => ({ path: './sandbox.js', external: true }));
+    b.onResolve({ filter: /^\.\/csv-flow$/ }, (args) =>
+      args.kind === 'dynamic-import' ? { path: './csv.js', external: true } : undefined,
+    );
+  },
+};
+
+// The sandbox can serve HTTPS with a generated certificate (the `selfsigned` package, node-forge:
+// hundreds of KiB). Inside the extension it serves plain HTTP on loopback only, so that code stays out.
+const noHttps = {
+  name: 'no-https',
+  setup(b) {
+    b.onResolve({ filter: /^selfsigned$/ }, () => ({ path: 'selfsigned', namespace: 'no-https' }));
+    b.onLoad({ filter: /.*/, namespace: 'no-https' }, () => ({
+      contents:
+        'export function generate() { throw new Error("The sandbox inside the extension serves plain HTTP on loopback only"); }',
+      loader: 'js',
+    }));
+  },
+};
+
+const bundles = [
+  {
+    entryPoints: ['src/extension.ts'],
+    outfile: 'dist/extension.js',
+    external: ['vscode'],
+    plugins: [lazyOutside],
+    // import() becomes require() inside a promise: the extension host loads CommonJS.
+    supported: { 'dynamic-import': false },
+  },
+  { entryPoints: ['src/sandbox-bundle.ts'], outfile: 'dist/sandbox.js', plugins: [noHttps] },
+  { entryPoints: ['src/csv-flow.ts'], outfile: 'dist/csv.js', external: ['vscode'] },
+];
+
+for (const options of bundles) {
+  const result = await build({ ...common, ...options });
+  const bytes = Object.values(result.metafile.outputs).find((o) => o.entryPoint)?.bytes ?? 0;
+  console.log(`${options.outfile}: ${(bytes / 1024).toFixed(1)} KiB${production ? ' (minified)' : ''}`);
+}

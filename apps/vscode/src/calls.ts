@@ -17,6 +17,7 @@ import * as vscode from 'vscode';
 import type { Ctx } from './ctx';
 import { type HistoryEntry, inputSummary, newEntryId, operationOf } from './history';
 import { COMMAND } from './manifest';
+import { showResult } from './result-view';
 import { CONFIG_SECTION } from './settings-schema';
 
 export const SET_API_KEY = 'Set API Key';
@@ -120,7 +121,7 @@ export async function sendCall(
 
 /** Opens the result document and says what happened, offering the action that helps. */
 export async function reportCall(ctx: Ctx, entry: HistoryEntry): Promise<void> {
-  await ctx.results.show(entry);
+  await showResult(ctx, entry);
   const op = operationOf(entry);
   const { outcome } = entry;
   const spent = entry.billable ? 'A transaction was spent.' : 'No transaction was spent.';
@@ -172,7 +173,7 @@ export async function reportCall(ctx: Ctx, entry: HistoryEntry): Promise<void> {
   }
 }
 
-const ACTION_FOR: Partial<Record<ErrorCode, string>> = {
+export const ACTION_FOR: Partial<Record<ErrorCode, string>> = {
   unauthorized: SET_API_KEY,
   server: RETRY,
   network: RETRY,
@@ -182,6 +183,15 @@ const ACTION_FOR: Partial<Record<ErrorCode, string>> = {
 
 async function offer(ctx: Ctx, shown: Thenable<string | undefined>, entry: HistoryEntry | undefined) {
   const action = await shown;
+  if (action) await performAction(ctx, action, entry);
+}
+
+/** Does what a message's or the result view's action button says. */
+export async function performAction(
+  ctx: Ctx,
+  action: string,
+  entry: HistoryEntry | undefined,
+): Promise<void> {
   if (action === SET_API_KEY) await vscode.commands.executeCommand(COMMAND.setApiKey);
   if (action === OPEN_SETTINGS)
     await vscode.commands.executeCommand('workbench.action.openSettings', CONFIG_SECTION);

@@ -3,7 +3,6 @@
 import {
   API_KEY_ENV,
   type CleanInput,
-  checkApiKey,
   checkBaseUrl,
   isLoopback,
   OPERATIONS,
@@ -15,13 +14,16 @@ import {
 import { DEMO_KEY } from '@enrich/sandbox/demo-key';
 import * as vscode from 'vscode';
 import { reportCall, sendCall } from './calls';
+import { enrichCsv } from './csv-command';
 import type { Ctx } from './ctx';
 import { type HistoryEntry, operationOf } from './history';
 import { askInput } from './input-flow';
-import { checkSavedKey } from './key-check';
+import { clearApiKey, setApiKey } from './key-commands';
 import { COMMAND, HISTORY_VIEW, operationCommandId } from './manifest';
+import { showResult } from './result-view';
 import { askReuse, findEarlierAnswer } from './reuse';
 import { prefillFor, selectedText } from './selection';
+import { tryWithoutKey, useRealService } from './trial-commands';
 
 // VS Code passes a command whatever its caller gives: tree elements, ids, inputs.
 export type Handler = (...args: any[]) => unknown;
@@ -37,6 +39,9 @@ export function createCommands(): Record<string, CommandFactory> {
     [COMMAND.setApiKey]: setApiKey,
     [COMMAND.clearApiKey]: clearApiKey,
     [COMMAND.useSandbox]: useSandbox,
+    [COMMAND.tryWithoutKey]: tryWithoutKey,
+    [COMMAND.enrichCsv]: enrichCsv,
+    [COMMAND.useRealService]: useRealService,
     [COMMAND.showHistory]: showHistory,
     [COMMAND.copyLastRequestAsCurl]: copyLastRequestAsCurl,
     [COMMAND.openResult]: openResult,
@@ -95,7 +100,7 @@ async function showEarlier(ctx: Ctx, entry: HistoryEntry): Promise<void> {
   ctx.log.info(
     `${op.title}: showed the answer of ${new Date(entry.at).toISOString()} from the History; nothing sent, no transaction spent`,
   );
-  await ctx.results.show(entry);
+  await showResult(ctx, entry);
   vscode.window.setStatusBarMessage(`${op.title}: answer from the History, no transaction spent`, 5000);
 }
 
@@ -105,32 +110,6 @@ function checked(op: Operation, given: Record<string, unknown>): CleanInput | un
   void vscode.window.showErrorMessage(result.message);
   return undefined;
 }
-
-const setApiKey: CommandFactory = (ctx) => async () => {
-  // password: the key is never shown on screen, so no screenshot or screen share can catch it.
-  const key = await vscode.window.showInputBox({
-    title: 'Enrichment: Set API Key',
-    prompt: "The key is kept in VS Code's secret storage, never in settings or history.",
-    placeHolder: 'Paste the API key',
-    password: true,
-    ignoreFocusOut: true,
-    // Surrounding spaces (a paste) are trimmed; anything else checkApiKey refuses is a copy mistake.
-    validateInput: (text) => (text.trim() === '' ? 'Enter the key' : checkApiKey(text.trim())),
-  });
-  if (key === undefined) return;
-  await ctx.keys.set(key);
-  const saved = await ctx.refresh();
-  ctx.log.info('API key set');
-  // The free check: each base in use says whether it accepts the key, and nothing is spent.
-  if (saved) await checkSavedKey(ctx, saved);
-};
-
-const clearApiKey: CommandFactory = (ctx) => async () => {
-  await ctx.keys.clear();
-  await ctx.refresh();
-  ctx.log.info('API key cleared');
-  void vscode.window.showInformationMessage('API key cleared.');
-};
 
 const useSandbox: CommandFactory = (ctx) => async () => {
   const url = await vscode.window.showInputBox({
@@ -187,7 +166,7 @@ function entryFrom(ctx: Ctx, arg: unknown): HistoryEntry | undefined {
 
 const openResult: CommandFactory = (ctx) => async (arg: unknown) => {
   const entry = entryFrom(ctx, arg);
-  if (entry) await ctx.results.show(entry);
+  if (entry) await showResult(ctx, entry);
 };
 
 // The user asked for a new call by name ("Re-run (spends 1 transaction)"), so no earlier answer is

@@ -4,6 +4,10 @@ import * as vscode from 'vscode';
 import { CONFIG_SECTION, SETTINGS, type SettingName } from './settings-schema';
 
 export class Config {
+  /** This session's base for both groups ("Try Without a Key"); the user's settings stay as they are. */
+  private sessionBase: string | undefined;
+  private readonly sessionChanged = new vscode.EventEmitter<void>();
+
   private get section(): vscode.WorkspaceConfiguration {
     return vscode.workspace.getConfiguration(CONFIG_SECTION);
   }
@@ -13,11 +17,22 @@ export class Config {
   }
 
   get baseUrl(): string {
-    return this.read<string>('baseUrl');
+    return this.sessionBase ?? this.read<string>('baseUrl');
   }
 
   get baseUrlV3(): string {
-    return this.read<string>('baseUrlV3');
+    return this.sessionBase ?? this.read<string>('baseUrlV3');
+  }
+
+  /** The session's own sandbox, when "Try Without a Key" is on. */
+  get trialBase(): string | undefined {
+    return this.sessionBase;
+  }
+
+  /** Points both groups at `base` for this session only (undefined: back to the settings). */
+  useForSession(base: string | undefined): void {
+    this.sessionBase = base;
+    this.sessionChanged.fire();
   }
 
   get requestTimeoutMs(): number {
@@ -29,6 +44,11 @@ export class Config {
   get historySize(): number {
     const { minimum, maximum } = SETTINGS.historySize;
     return Math.min(maximum, Math.max(minimum, Math.floor(this.read<number>('historySize'))));
+  }
+
+  /** Where results open: the view for people, or the JSON document. */
+  get resultView(): 'view' | 'json' {
+    return this.read<string>('resultView') === 'json' ? 'json' : 'view';
   }
 
   /** How old a History answer may be and still be offered instead of a new call; 0 offers none. */
@@ -52,9 +72,12 @@ export class Config {
   }
 
   onDidChange(listener: () => void): vscode.Disposable {
-    return vscode.workspace.onDidChangeConfiguration((event) => {
-      if (event.affectsConfiguration(CONFIG_SECTION)) listener();
-    });
+    return vscode.Disposable.from(
+      this.sessionChanged.event(listener),
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (event.affectsConfiguration(CONFIG_SECTION)) listener();
+      }),
+    );
   }
 }
 

@@ -6,16 +6,22 @@ import { Config } from './config';
 import { History } from './history';
 import { ApiKeyStore } from './key-store';
 import { Log } from './log';
+import { ResultView } from './result-view';
 import { RESULT_SCHEME, ResultDocuments } from './results';
-import { StatusBar } from './status-bar';
+import { type KeyState, StatusBar } from './status-bar';
+import { DEMO_KEY, Trial } from './trial';
 
 export class Ctx {
   readonly config = new Config();
   readonly keys: ApiKeyStore;
   readonly history: History;
   readonly results: ResultDocuments;
+  /** The result view for people; the JSON documents stay one click away. */
+  readonly resultView: ResultView;
   readonly log = new Log();
   readonly status: StatusBar;
+  /** This session's own sandbox ("Try Without a Key"), stopped with the extension. */
+  readonly trial = new Trial();
   private scrubber: (text: string) => string = (text) => text;
 
   private constructor(readonly extension: vscode.ExtensionContext) {
@@ -24,7 +30,10 @@ export class Ctx {
     this.history = new History(extension.globalState, () => this.config.historySize, scrub);
     this.results = new ResultDocuments(this.history, scrub);
     this.status = new StatusBar(this.config);
+    this.resultView = new ResultView(this);
     this.subscribe(
+      this.trial,
+      this.resultView,
       this.keys,
       this.history,
       this.log,
@@ -57,12 +66,16 @@ export class Ctx {
     return this.scrubber(text);
   }
 
-  /** Re-reads the key, then updates what depends on it. */
+  /**
+   * Re-reads the key, then updates what depends on it. Returns the key calls use: the sandbox's
+   * public demo key while trying without a key (the user's own key is neither used nor replaced).
+   */
   async refresh(): Promise<string | undefined> {
     const key = await this.keys.get();
     this.scrubber = createScrubber(key ? [key] : []);
     this.log.mask(key);
-    this.status.update(key !== undefined);
-    return key;
+    const state: KeyState = key === undefined ? 'none' : this.keys.sessionOnly ? 'session' : 'stored';
+    this.status.update(state);
+    return this.config.trialBase ? DEMO_KEY : key;
   }
 }

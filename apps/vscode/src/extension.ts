@@ -7,8 +7,11 @@ import { HISTORY_VIEW, OPERATIONS_VIEW } from './manifest';
 import { HistoryTree } from './tree-history';
 import { OperationsTree } from './tree-operations';
 
+let active: Ctx | undefined;
+
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const ctx = await Ctx.create(context);
+  active = ctx;
   for (const [id, factory] of Object.entries(createCommands())) {
     ctx.subscribe(vscode.commands.registerCommand(id, factory(ctx)));
   }
@@ -20,4 +23,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
 }
 
-export function deactivate(): void {}
+/** Awaited by VS Code: the session's sandbox has closed its port before the host goes on. */
+export async function deactivate(): Promise<void> {
+  await active?.trial.stop();
+  active = undefined;
+}

@@ -8,9 +8,15 @@ import * as vscode from 'vscode';
 import type { Ctx } from './ctx';
 
 export const KEY_SAVED = "API key saved in VS Code's secret storage.";
+export const KEY_IN_MEMORY = 'API key kept in memory for this session only.';
 
 /** Runs the check for the key just saved and shows the verdict of each base. */
-export async function checkSavedKey(ctx: Ctx, apiKey: string): Promise<readonly KeyCheckResult[]> {
+export async function checkSavedKey(
+  ctx: Ctx,
+  apiKey: string,
+  sessionOnly = false,
+): Promise<readonly KeyCheckResult[]> {
+  const saved = sessionOnly ? KEY_IN_MEMORY : KEY_SAVED;
   const settings = { apiKey, baseUrl: ctx.config.baseUrl, baseUrlV3: ctx.config.baseUrlV3 };
   const report = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Window, title: 'Enrichment: checking the API key (free)' },
@@ -19,7 +25,7 @@ export async function checkSavedKey(ctx: Ctx, apiKey: string): Promise<readonly 
   if (!report.ok) {
     ctx.log.warn(`Key check not run: ${report.message}`);
     void vscode.window.showWarningMessage(
-      ctx.scrub(`${KEY_SAVED} The free key check was not run: ${report.message}`),
+      ctx.scrub(`${saved} The free key check was not run: ${report.message}`),
     );
     return [];
   }
@@ -27,7 +33,7 @@ export async function checkSavedKey(ctx: Ctx, apiKey: string): Promise<readonly 
     ctx.log.info(`Key check ${result.base}: ${result.verdict}. ${result.detail}`);
   const words = report.results.map((r) => `${r.base}: ${verdictWords(r)}`).join('; ');
   const allAccepted = report.results.every((r) => r.verdict === 'accepted');
-  const message = ctx.scrub(`${KEY_SAVED} Free key check (no transaction spent): ${words}`);
+  const message = ctx.scrub(`${saved} Free key check (no transaction spent): ${words}`);
   if (allAccepted) void vscode.window.showInformationMessage(message);
   else void vscode.window.showWarningMessage(message);
   return report.results;

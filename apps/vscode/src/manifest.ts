@@ -11,11 +11,16 @@ export const OPERATIONS_VIEW = 'enrich.operations';
 export const HISTORY_VIEW = 'enrich.history';
 export const HISTORY_ITEM = 'historyEntry';
 export const OPERATION_ITEM = 'operation';
+/** A context key, true while this session tries the extension on its own sandbox. */
+export const TRYING_CONTEXT = 'enrich.trying';
 
 export const COMMAND = {
   setApiKey: 'enrich.setApiKey',
   clearApiKey: 'enrich.clearApiKey',
   useSandbox: 'enrich.useSandbox',
+  tryWithoutKey: 'enrich.tryWithoutKey',
+  useRealService: 'enrich.useRealService',
+  enrichCsv: 'enrich.enrichCsv',
   showHistory: 'enrich.showHistory',
   copyLastRequestAsCurl: 'enrich.copyLastRequestAsCurl',
   openResult: 'enrich.history.open',
@@ -31,6 +36,10 @@ export function operationCommandId(op: Operation): string {
   return `enrich.run.${op.id}`;
 }
 
+export function operationCommandIdOf(id: Operation['id']): string {
+  return `enrich.run.${id}`;
+}
+
 interface CommandContribution {
   readonly command: string;
   readonly title: string;
@@ -39,10 +48,19 @@ interface CommandContribution {
 }
 
 // Commands that act on a history entry take it as their argument, so the palette does not list them.
-const GENERAL_COMMANDS: readonly (CommandContribution & { readonly palette: boolean })[] = [
+// `palette` is true, false, or a when clause.
+const GENERAL_COMMANDS: readonly (CommandContribution & { readonly palette: boolean | string })[] = [
   { command: COMMAND.setApiKey, title: 'Set API Key', category: CATEGORY, palette: true },
   { command: COMMAND.clearApiKey, title: 'Clear API Key', category: CATEGORY, palette: true },
   { command: COMMAND.useSandbox, title: 'Use Sandbox', category: CATEGORY, palette: true },
+  { command: COMMAND.tryWithoutKey, title: 'Try Without a Key', category: CATEGORY, palette: true },
+  {
+    command: COMMAND.useRealService,
+    title: 'Return to the Real Service',
+    category: CATEGORY,
+    palette: TRYING_CONTEXT,
+  },
+  { command: COMMAND.enrichCsv, title: 'Enrich CSV...', category: CATEGORY, palette: true },
   { command: COMMAND.showHistory, title: 'Show History', category: CATEGORY, palette: true },
   {
     command: COMMAND.copyLastRequestAsCurl,
@@ -58,6 +76,8 @@ const GENERAL_COMMANDS: readonly (CommandContribution & { readonly palette: bool
   { command: COMMAND.clearHistory, title: 'Clear History', icon: '$(clear-all)', palette: false },
 ];
 
+const CSV_FILE = 'resourceExtname == .csv && !explorerResourceIsFolder';
+
 export function contributes() {
   const onHistoryEntry = `view == ${HISTORY_VIEW} && viewItem == ${HISTORY_ITEM}`;
   return {
@@ -66,10 +86,13 @@ export function contributes() {
       ...GENERAL_COMMANDS.map(({ palette: _palette, ...command }) => command),
     ],
     menus: {
-      commandPalette: GENERAL_COMMANDS.filter((c) => !c.palette).map((c) => ({
+      commandPalette: GENERAL_COMMANDS.filter((c) => c.palette !== true).map((c) => ({
         command: c.command,
-        when: 'false',
+        when: c.palette === false ? 'false' : c.palette,
       })),
+      // On .csv files: the explorer's context menu and the editor's title bar menu.
+      'explorer/context': [{ command: COMMAND.enrichCsv, when: CSV_FILE, group: '7_modification@9' }],
+      'editor/title': [{ command: COMMAND.enrichCsv, when: CSV_FILE, group: '1_run@9' }],
       'view/title': [{ command: COMMAND.clearHistory, when: `view == ${HISTORY_VIEW}`, group: 'navigation' }],
       'view/item/context': [
         { command: COMMAND.rerun, when: onHistoryEntry, group: 'inline@1' },

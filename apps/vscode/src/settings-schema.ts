@@ -40,6 +40,16 @@ export const SETTINGS = {
     markdownDescription:
       'Before sending a request the History already holds an answer for (a record or no match, from the same base URL) that is younger than this many hours, ask whether to show that answer (no transaction) or call again (one transaction). `0` turns the question off: every call is sent.',
   },
+  resultView: {
+    type: 'string',
+    enum: ['view', 'json'],
+    enumDescriptions: [
+      'A view for people: fields in groups, likely meanings of codes, actions (the JSON document is one click away).',
+      'The JSON document of the answer, as a read-only editor.',
+    ],
+    default: 'view',
+    markdownDescription: 'Where a result opens.',
+  },
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;

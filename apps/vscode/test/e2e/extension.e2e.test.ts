@@ -42,6 +42,8 @@ beforeAll(async () => {
   server = await startCodeServer({
     'enrich.baseUrl': sandbox.url,
     'enrich.baseUrlV3': sandbox.url,
+    // These steps read each result's JSON document; try-and-csv.e2e.test.ts covers the result view.
+    'enrich.resultView': 'json',
     'workbench.startupEditor': 'none',
     'workbench.tips.enabled': false,
     'extensions.autoCheckUpdates': false,

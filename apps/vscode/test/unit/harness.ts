@@ -17,12 +17,14 @@ export interface Harness {
 }
 
 export async function activateWithSandbox(
-  options: { keys?: string[]; setKey?: boolean } = {},
+  options: { keys?: string[]; setKey?: boolean; resultView?: 'view' | 'json' } = {},
 ): Promise<Harness> {
   resetStub();
   const server = await startSandboxServer({ keys: options.keys ?? [TEST_KEY] });
   await setSetting('enrich.baseUrl', server.url);
   await setSetting('enrich.baseUrlV3', server.url);
+  // These tests read each result's JSON document; the result view has tests of its own.
+  await setSetting('enrich.resultView', options.resultView ?? 'json');
   const context = createExtensionContext();
   if (options.setKey !== false) await context.secrets.store('enrich.apiKey', TEST_KEY);
   await activate(context as unknown as vscode.ExtensionContext);

@@ -39,6 +39,8 @@ describe('the extension package', () => {
         'LICENSE',
         'README.md',
         'dist/extension.js',
+        'dist/sandbox.js',
+        'dist/csv.js',
         'media/enrich.svg',
         'media/icon.png',
         'package.json',

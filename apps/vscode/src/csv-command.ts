@@ -1,0 +1,13 @@
+// "Enrich CSV...": from the explorer's context menu or the editor title on a .csv file, or the
+// palette (which asks for the file). The bulk engine and its CSV libraries are a bundle of their
+// own (dist/csv.js, from csv-flow.ts), loaded on first use, so that activation does not parse them.
+import type { BulkSummary } from '@enrich/bulk';
+import type * as vscode from 'vscode';
+import type { CommandFactory } from './commands';
+
+export const enrichCsv: CommandFactory =
+  (ctx) =>
+  async (arg?: vscode.Uri): Promise<BulkSummary | undefined> => {
+    const { enrichCsvFlow } = await import('./csv-flow');
+    return enrichCsvFlow(ctx, arg);
+  };

@@ -1,0 +1,139 @@
+// "Enrich CSV..." itself (csv-command.ts loads this file, a bundle of its own, on first use): pick the operation, review the mapping and the cost, confirm,
+// run with progress and Cancel, open `<name>.<operation>.csv`. A run that did not complete is
+// remembered (globalState), so the next "Enrich CSV..." on the file offers to resume it with the
+// same operation and mapping; the answer journal makes resuming spend nothing twice.
+import { BulkError, type BulkSummary } from '@enrich/bulk';
+import { checkApiKey, findOperation, OPERATIONS, type Operation } from '@enrich/core';
+import * as vscode from 'vscode';
+import { costWords, csvRun } from './csv-files';
+import { reviewMapping } from './csv-mapping';
+import { enrichFile } from './csv-run';
+import type { Ctx } from './ctx';
+import { COMMAND } from './manifest';
+
+export const UNFINISHED_KEY = 'enrich.unfinishedCsvRuns';
+
+interface Unfinished {
+  readonly operationId: string;
+  readonly overrides: Readonly<Record<string, string>>;
+}
+
+export async function enrichCsvFlow(ctx: Ctx, arg?: vscode.Uri): Promise<BulkSummary | undefined> {
+  const file = arg instanceof Object && 'fsPath' in arg ? arg : await askFile();
+  if (!file) return undefined;
+  const inPath = file.fsPath;
+  const apiKey = await ctx.refresh();
+  if (!apiKey || checkApiKey(apiKey)) {
+    const action = await vscode.window.showWarningMessage(
+      'Enrich CSV: set a valid API key first (or try without one: Enrichment: Try Without a Key). Nothing was sent.',
+      'Set API Key',
+      'Try Without a Key',
+    );
+    if (action === 'Set API Key') await vscode.commands.executeCommand(COMMAND.setApiKey);
+    if (action === 'Try Without a Key') await vscode.commands.executeCommand(COMMAND.tryWithoutKey);
+    return undefined;
+  }
+  const started = await chooseOperation(ctx, inPath);
+  if (!started) return undefined;
+  try {
+    const reviewed = await reviewMapping(csvRun(ctx, started.op, inPath, started.overrides), (overrides) =>
+      csvRun(ctx, started.op, inPath, overrides),
+    );
+    if (!reviewed) return undefined;
+    const { run, plan } = reviewed;
+    const spend = `Enrich (${plan.transactions} transaction${plan.transactions === 1 ? '' : 's'})`;
+    const answer = await vscode.window.showWarningMessage(
+      `${run.op.title} on ${shortName(inPath)}: spend ${plan.transactions} transaction${plan.transactions === 1 ? '' : 's'}?`,
+      {
+        modal: true,
+        detail: `${costWords(plan)} The result goes to ${shortName(run.outPath)}.`,
+      },
+      spend,
+    );
+    if (answer !== spend) return undefined;
+    await remember(ctx, inPath, { operationId: run.op.id, overrides: run.overrides });
+    ctx.log.info(`Enrich CSV ${inPath} with ${run.op.title}: ${plan.transactions} transactions planned`);
+    const summary = await enrichFile(ctx, run, apiKey);
+    if (summary) await report(ctx, inPath, run.outPath, summary);
+    return summary;
+  } catch (error) {
+    // The engine's own words for what stops a run before anything is sent (unreadable CSV, locks...).
+    if (!(error instanceof BulkError)) throw error;
+    void vscode.window.showErrorMessage(ctx.scrub(`Enrich CSV: ${error.message}`));
+    return undefined;
+  }
+}
+
+async function report(ctx: Ctx, inPath: string, outPath: string, summary: BulkSummary): Promise<void> {
+  const counts = `${summary.transactions} transaction${summary.transactions === 1 ? '' : 's'} spent, ${summary.fromCache} from the cache`;
+  ctx.log.info(`Enrich CSV ${inPath}: ${summary.completed ? 'completed' : 'stopped'}; ${counts}`);
+  if (!summary.completed) {
+    const why = summary.stopped ? ` (${summary.stopped})` : '';
+    void vscode.window.showWarningMessage(
+      ctx.scrub(
+        `Enrich CSV stopped${why}: ${counts}. Every answer bought is kept; run Enrich CSV on ${shortName(inPath)} again to finish without paying twice.`,
+      ),
+    );
+    return;
+  }
+  await forget(ctx, inPath);
+  await vscode.window.showTextDocument(vscode.Uri.file(outPath), { preview: false });
+  void vscode.window.showInformationMessage(
+    ctx.scrub(
+      `Enrich CSV: wrote ${shortName(outPath)}; ${counts}; ${summary.ok} ok, ${summary.noMatch} no match, ${summary.invalid - summary.blank} invalid, ${summary.blank} blank, ${summary.errors} errors.`,
+    ),
+  );
+}
+
+/** The operation, or the unfinished run on this file (same operation and mapping) to resume. */
+async function chooseOperation(ctx: Ctx, inPath: string) {
+  const unfinished = ctx.extension.globalState.get<Record<string, Unfinished>>(UNFINISHED_KEY, {})[inPath];
+  const resumeOp = unfinished ? findOperation(unfinished.operationId) : undefined;
+  type Item = vscode.QuickPickItem & { op: Operation; overrides?: Readonly<Record<string, string>> };
+  const items: Item[] = [
+    ...(resumeOp && unfinished
+      ? [
+          {
+            label: `$(debug-continue) Resume ${resumeOp.title}`,
+            description: 'answers already bought are not paid again',
+            op: resumeOp,
+            overrides: unfinished.overrides,
+          },
+        ]
+      : []),
+    ...OPERATIONS.map((op) => ({ label: op.title, description: op.category, op })),
+  ];
+  const chosen = await vscode.window.showQuickPick(items, {
+    title: `Enrich ${shortName(inPath)}: which operation?`,
+    ignoreFocusOut: true,
+  });
+  return chosen ? { op: chosen.op, overrides: chosen.overrides ?? {} } : undefined;
+}
+
+async function remember(ctx: Ctx, inPath: string, run: Unfinished): Promise<void> {
+  const all = ctx.extension.globalState.get<Record<string, Unfinished>>(UNFINISHED_KEY, {});
+  await ctx.extension.globalState.update(UNFINISHED_KEY, { ...all, [inPath]: run });
+}
+
+async function forget(ctx: Ctx, inPath: string): Promise<void> {
+  const { [inPath]: _done, ...rest } = ctx.extension.globalState.get<Record<string, Unfinished>>(
+    UNFINISHED_KEY,
+    {},
+  );
+  await ctx.extension.globalState.update(UNFINISHED_KEY, rest);
+}
+
+async function askFile(): Promise<vscode.Uri | undefined> {
+  const active = vscode.window.activeTextEditor?.document.uri;
+  if (active?.scheme === 'file' && active.fsPath.toLowerCase().endsWith('.csv')) return active;
+  const picked = await vscode.window.showOpenDialog({
+    canSelectMany: false,
+    filters: { CSV: ['csv'] },
+    title: 'Enrich CSV',
+  });
+  return picked?.[0];
+}
+
+function shortName(path: string): string {
+  return path.split(/[\\/]/).pop() ?? path;
+}

@@ -1,0 +1,136 @@
+// The packaged .vsix in code-server, as a new user without a key meets it: "Try Without a Key"
+// starts the sandbox inside the extension (the test starts none for this part), Phone Lookup and
+// TCPA Verify answer from it, and the result view shows grouped fields and likely meanings.
+
+import { getOperation, readResponse } from '@enrich/core';
+import { createSandbox } from '@enrich/sandbox';
+import type { BrowserContext, FrameLocator, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  answerInput,
+  type CodeServer,
+  notification,
+  openWorkbench,
+  removeDir,
+  runCommand,
+  screenshot,
+  startCodeServer,
+} from './code-server';
+
+const PHONE = '5550102030';
+
+let server: CodeServer;
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  // No base URL in the settings: the defaults point at the paid service, and no key is set.
+  server = await startCodeServer({
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'telemetry.telemetryLevel': 'off',
+  });
+  ({ context, page } = await openWorkbench(server));
+});
+
+afterEach(async (test) => {
+  if (test.task.result?.state === 'fail' && page && !page.isClosed()) {
+    const name = `failed-${test.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`;
+    await screenshot(page, name).catch(() => {});
+  }
+});
+
+afterAll(async () => {
+  await context?.close().catch(() => {});
+  await server?.close();
+  if (server && !process.env.KEEP_E2E) removeDir(server.root);
+});
+
+/** A finished call's progress toast fades out; the picture should show the outcome only. */
+async function settled(): Promise<void> {
+  await page
+    .locator('.notification-toast', { hasText: 'Source: Enrichment' })
+    .filter({ hasText: 'Cancel' })
+    .waitFor({ state: 'hidden' });
+}
+
+/** The result view's page: VS Code draws a webview as an iframe inside an iframe. */
+function resultView(): FrameLocator {
+  return page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
+}
+
+/** What the sandbox answers, from a separate in-process sandbox (same seed, the demo key). */
+function demoAnswer(id: 'phone-lookup' | 'tcpa-verify', body: Record<string, string>) {
+  const op = getOperation(id);
+  const answer = createSandbox().handle({
+    method: 'POST',
+    path: op.path,
+    headers: { 'x-api-key': 'sandbox-demo-key', 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const outcome = readResponse(op, answer);
+  if (outcome.kind !== 'record') throw new Error(`sandbox gave ${answer.status}`);
+  return outcome.record as Record<string, Record<string, string> | string>;
+}
+
+describe('Try Without a Key in code-server', () => {
+  it('starts the sandbox inside the extension and says so in the status bar', async () => {
+    await runCommand(page, 'Enrichment: Try Without a Key');
+    await page.locator('.statusbar-item', { hasText: 'Enrichment: trying without a key' }).waitFor();
+    await notification(page, 'Trying without a key').waitFor();
+  });
+
+  it('answers Phone Lookup from it, shown as grouped fields in the result view', async () => {
+    await runCommand(page, 'Enrichment: Phone Lookup');
+    await answerInput(page, 'Phone Lookup', PHONE);
+    const view = resultView();
+    await view.locator('h1', { hasText: `Phone Lookup: ${PHONE}` }).waitFor();
+    const expected = demoAnswer('phone-lookup', { Phone: PHONE }) as Record<string, Record<string, string>>;
+    for (const title of ['Name', 'Address']) await view.locator('h2', { hasText: title }).waitFor();
+    const firstName = view.locator('tr', { has: view.locator('th', { hasText: /^FName$/ }) });
+    await expect(firstName.locator('.value').textContent()).resolves.toBe(expected.Name?.FName);
+    await expect(view.locator('.summary').textContent()).resolves.toContain('a transaction was spent');
+    await view.locator('button', { hasText: 'Call again (spends 1 transaction)' }).waitFor();
+    await settled();
+    await screenshot(page, 'try-1-phone-lookup-view');
+  });
+
+  it('shows TCPA Verify codes with their likely meaning, marked "likely"', async () => {
+    await runCommand(page, 'Enrichment: TCPA Verify');
+    await answerInput(page, 'TCPA Verify: Phone', PHONE);
+    await answerInput(page, 'TCPA Verify: Last name', 'Doe');
+    const view = resultView();
+    await view.locator('h1', { hasText: 'TCPA Verify' }).waitFor();
+    const expected = demoAnswer('tcpa-verify', { phone: PHONE, last_name: 'Doe' });
+    const row = view.locator('tr', { has: view.locator('th', { hasText: /^verification_code$/ }) });
+    await expect(row.locator('.value').textContent()).resolves.toBe(expected.verification_code);
+    await expect(row.locator('.likely').textContent()).resolves.toMatch(/^likely: \S/);
+    console.log(
+      `result view: verification_code ${expected.verification_code}, ${await row.locator('.likely').textContent()}`,
+    );
+    await settled();
+    await screenshot(page, 'try-2-tcpa-verify-likely');
+  });
+
+  it('opens the JSON document from the view, one click away', async () => {
+    await resultView().locator('button', { hasText: 'Open JSON document' }).click();
+    await page.locator('.tab', { hasText: 'TCPA Verify' }).filter({ hasText: '.json' }).waitFor();
+  });
+
+  it("reports the extension's activation time", async () => {
+    await runCommand(page, 'Developer: Show Running Extensions');
+    const row = page.locator('.monaco-list-row', { hasText: 'Enrichment' }).filter({ hasText: 'Activation' });
+    await row.waitFor();
+    const ms = Number(/Activation:\s*(\d+)\s*ms/.exec((await row.textContent()) ?? '')?.[1]);
+    console.log(`activation time of the Enrichment extension (Developer: Show Running Extensions): ${ms} ms`);
+    expect(Number.isFinite(ms)).toBe(true);
+  });
+
+  it('returns to the real service from the status bar', async () => {
+    await page.locator('.statusbar-item', { hasText: 'Enrichment: trying without a key' }).click();
+    await notification(page, 'Calls go to the real service again').waitFor();
+    await page.locator('.statusbar-item', { hasText: 'Enrichment' }).locator('.codicon-warning').waitFor();
+  });
+});

@@ -1,0 +1,50 @@
+// The extension's context in the vscode stand-in: globalState and secret storage.
+import { EventEmitter } from './base';
+
+// ---- the extension's context ----
+
+export class MementoStub {
+  private readonly values = new Map<string, unknown>();
+  get<T>(key: string, fallback?: T): T | undefined {
+    return this.values.has(key) ? (structuredClone(this.values.get(key)) as T) : fallback;
+  }
+  async update(key: string, value: unknown): Promise<void> {
+    // Stored as JSON, as VS Code does: what is kept is exactly what a storage file would hold.
+    this.values.set(key, JSON.parse(JSON.stringify(value)));
+  }
+  keys(): readonly string[] {
+    return [...this.values.keys()];
+  }
+  setKeysForSync(): void {}
+  /** Everything stored, as the text a storage file would hold. */
+  dump(): string {
+    return JSON.stringify(Object.fromEntries(this.values));
+  }
+}
+
+export class SecretStorageStub {
+  private readonly values = new Map<string, string>();
+  private readonly changed = new EventEmitter<{ key: string }>();
+  readonly onDidChange = this.changed.event;
+  async get(key: string) {
+    return this.values.get(key);
+  }
+  async store(key: string, value: string) {
+    this.values.set(key, value);
+    this.changed.fire({ key });
+  }
+  async delete(key: string) {
+    this.values.delete(key);
+    this.changed.fire({ key });
+  }
+}
+
+export function createExtensionContext() {
+  return {
+    subscriptions: [] as { dispose(): unknown }[],
+    secrets: new SecretStorageStub(),
+    globalState: new MementoStub(),
+  };
+}
+
+/** Forgets everything between tests: UI records, settings, commands, providers. */

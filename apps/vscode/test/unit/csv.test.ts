@@ -1,0 +1,140 @@
+// "Enrich CSV..." on the shared bulk engine against a real sandbox over HTTP: the cost shown before
+// confirming equals what the run spends; Cancel, then run again, spends nothing twice; the mapping
+// can be changed before anything is sent.
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BulkSummary } from '@enrich/bulk';
+import { afterEach, describe, expect, it } from 'vitest';
+import { UNFINISHED_KEY } from '../../src/csv-flow';
+import { COMMAND } from '../../src/manifest';
+import { commands, reply, Uri, ui } from '../vscode-stub';
+import { activateWithSandbox, type Harness, TEST_KEY } from './harness';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+// 9 rows: one phone three ways, two more, a reserved no-match (paid), a blank and an invalid phone;
+// Mobile holds one number throughout, for the mapping test.
+const CSV = [
+  'Name,Phone Number,Mobile',
+  'A,5550102030,5550102099',
+  'B,(555) 010-2030,5550102099',
+  'C,555.010.2030,5550102099',
+  'D,5550102031,5550102099',
+  'E,5550102032,5550102099',
+  'F,5550000204,5550102099',
+  ',,',
+  'H,555010,5550102099',
+  'I,5550102031,5550102099',
+].join('\n');
+
+function csvFile(text = CSV): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'enrich-csv-')), 'leads.csv');
+  writeFileSync(path, `${text}\n`);
+  return path;
+}
+
+const enrich = (path: string) =>
+  commands.executeCommand<BulkSummary | undefined>(COMMAND.enrichCsv, Uri.file(path));
+const confirmModal = () => {
+  ui.answer = (m) => (m.modal ? m.actions[0] : undefined);
+};
+
+describe('Enrich CSV', () => {
+  it('shows the cost, and the run spends exactly that; the result opens beside the input', async () => {
+    harness = await activateWithSandbox();
+    const path = csvFile();
+    reply({ pick: 'Phone Lookup' }, { pick: '$(play) Enrich: spend 4 transactions' });
+    confirmModal();
+    const summary = await enrich(path);
+    const modal = ui.messages.find((m) => m.modal);
+    expect(modal?.text).toBe('Phone Lookup on leads.csv: spend 4 transactions?');
+    expect(modal?.detail).toMatch(
+      /^9 rows: 4 distinct valid requests, 0 answers already cached, 1 blank, 1 invalid\. Transactions to spend: 4\. The result goes to leads\.phone-lookup\.csv\.$/,
+    );
+    expect(modal?.actions).toEqual(['Enrich (4 transactions)']);
+    expect(summary?.completed).toBe(true);
+    expect(summary?.transactions).toBe(4);
+    expect(harness.server.sandbox.transactions(TEST_KEY)).toBe(4);
+    const out = join(path, '..', 'leads.phone-lookup.csv');
+    const written = readFileSync(out, 'utf8');
+    expect(ui.documents.at(-1)?.uri.fsPath).toBe(out);
+    expect(written.split('\n')[0]).toMatch(/^Name,Phone Number,Mobile,.*FName/);
+    expect(written.trimEnd().split('\n').length).toBe(10);
+    // Done: nothing left to resume, no lock or partial file left beside the input.
+    expect(harness.context.globalState.get(UNFINISHED_KEY)).toEqual({});
+    expect(readdirSync(join(path, '..')).sort()).toEqual([
+      '.enrich-cache.jsonl',
+      'leads.csv',
+      'leads.phone-lookup.csv',
+    ]);
+  });
+
+  it('lets the user map a field to another column before anything is sent', async () => {
+    harness = await activateWithSandbox();
+    const path = csvFile();
+    reply(
+      { pick: 'Phone Lookup' },
+      { pick: 'Phone' },
+      { pick: 'Mobile' },
+      // Mobile holds one number: one request.
+      { pick: '$(play) Enrich: spend 1 transaction' },
+    );
+    confirmModal();
+    const summary = await enrich(path);
+    expect(summary?.transactions).toBe(1);
+    expect(harness.server.sandbox.requests()).toBe(1);
+  });
+
+  it('sends nothing when the user declines the cost', async () => {
+    harness = await activateWithSandbox();
+    reply({ pick: 'Phone Lookup' }, { accept: true });
+    expect(await enrich(csvFile())).toBeUndefined();
+    expect(harness.server.sandbox.requests()).toBe(0);
+  });
+
+  it('resumes after Cancel without buying anything twice', async () => {
+    harness = await activateWithSandbox();
+    harness.server.sandbox.configure({ latencyMs: 150 });
+    const phones = Array.from({ length: 40 }, (_, i) => `55501030${String(i).padStart(2, '0')}`);
+    const path = csvFile(['Phone', ...phones, ...phones].join('\n'));
+    reply({ pick: 'Phone Lookup' }, { pick: '$(play) Enrich: spend 40 transactions' });
+    confirmModal();
+    ui.onProgress = (record) => {
+      if (record.title?.includes('leads.csv')) setTimeout(() => record.source.cancel(), 300);
+    };
+    const first = await enrich(path);
+    expect(first?.completed).toBe(false);
+    const bought = harness.server.sandbox.transactions(TEST_KEY);
+    expect(bought).toBeGreaterThan(0);
+    expect(bought).toBeLessThan(40);
+    expect(ui.messages.at(-1)?.text).toMatch(/^Enrich CSV stopped.*again to finish without paying twice/);
+
+    ui.onProgress = () => {};
+    // The unfinished run is offered first; its cost counts the answers already bought as cached.
+    reply({ pick: '$(debug-continue) Resume Phone Lookup' }, { accept: true });
+    const second = await enrich(path);
+    const modal = ui.messages.filter((m) => m.modal).at(-1);
+    expect(modal?.text).toContain(`spend ${40 - bought} transaction`);
+    expect(modal?.detail).toContain(`${bought} answers already cached`);
+    expect(second?.completed).toBe(true);
+    expect(second?.transactions).toBe(40 - bought);
+    expect(harness.server.sandbox.transactions(TEST_KEY)).toBe(40);
+    expect(readdirSync(join(path, '..')).sort()).toEqual([
+      '.enrich-cache.jsonl',
+      'leads.csv',
+      'leads.phone-lookup.csv',
+    ]);
+  });
+
+  it('says what to do when no key is set, and sends nothing', async () => {
+    harness = await activateWithSandbox({ setKey: false });
+    expect(await enrich(csvFile())).toBeUndefined();
+    expect(ui.messages.at(-1)?.actions).toEqual(['Set API Key', 'Try Without a Key']);
+    expect(harness.server.sandbox.requests()).toBe(0);
+  });
+});
