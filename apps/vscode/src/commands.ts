@@ -26,6 +26,7 @@ import { prefillFor, selectedText } from './selection';
 import { tryWithoutKey, useRealService } from './trial-commands';
 
 // VS Code passes a command whatever its caller gives: tree elements, ids, inputs.
+// biome-ignore lint/suspicious/noExplicitAny: vscode.commands.registerCommand types its callback `(...args: any[]) => any`; each factory narrows its own arguments.
 export type Handler = (...args: any[]) => unknown;
 export type CommandFactory = (ctx: Ctx) => Handler;
 
