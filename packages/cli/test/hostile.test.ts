@@ -13,7 +13,8 @@ import { parseLine } from '../src/answer-store.js';
 import { connect } from '../src/connection.js';
 import { CACHE_FILE } from '../src/main.js';
 import { runCli, sandboxEnv, startServer, tempDir } from './helpers.js';
-import { type Measured, SCENARIOS } from './hostile-scenarios.js';
+import type { Measured } from './hostile-measure.js';
+import { SCENARIOS } from './hostile-scenarios.js';
 
 const scenario = (id: string) => {
   const found = SCENARIOS.find((s) => s.id === id);
