@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import { gzipSync } from 'node:zlib';
 import { build, transform } from 'esbuild';
+import { tsImport } from 'tsx/esm/api';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -29,8 +30,7 @@ async function bundle(entry, options) {
 }
 
 // 1. What the build needs from the catalog.
-const infoSource = await bundle('src/build-info.ts', { format: 'esm', platform: 'node', target: 'node20' });
-const info = await import(`data:text/javascript;base64,${Buffer.from(infoSource).toString('base64')}`);
+const info = await tsImport('../src/build-info.ts', import.meta.url);
 
 const extra = (process.env.SHEETS_EXTRA_URLS ?? '')
   .split(',')

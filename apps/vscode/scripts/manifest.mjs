@@ -1,24 +1,10 @@
 // Prints, or with --write puts into package.json, the `contributes` section derived from the core
 // catalog by src/manifest.ts. A unit test checks package.json holds exactly this.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { build } from 'esbuild';
+import { tsImport } from 'tsx/esm/api';
 
-const bundled = await build({
-  entryPoints: ['src/manifest.ts'],
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  write: false,
-  logLevel: 'warning',
-});
-const module = { exports: {} };
-new Function('module', 'exports', 'require', bundled.outputFiles[0].text)(
-  module,
-  module.exports,
-  createRequire(import.meta.url),
-);
-const contributes = module.exports.contributes();
+const { contributes: contributesFromCatalog } = await tsImport('../src/manifest.ts', import.meta.url);
+const contributes = contributesFromCatalog();
 
 if (process.argv.includes('--write')) {
   const manifest = JSON.parse(readFileSync('package.json', 'utf8'));

@@ -53,10 +53,6 @@ export class StatusBar implements vscode.Disposable {
       key === 'none' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
   }
 
-  get text(): string {
-    return this.item.text;
-  }
-
   dispose(): void {
     this.item.dispose();
   }
