@@ -7,8 +7,10 @@ import {
   type LeafValue,
   likelyMeaning,
   type Mismatch,
+  notAsDocumented,
   type Operation,
   type OutputRecord,
+  ROW_OUTCOMES,
 } from '@enrich/core';
 import { type HistoryEntry, inputSummary, operationOf } from './history';
 
@@ -69,9 +71,7 @@ export function buildModel(entry: HistoryEntry): ResultModel {
         : outcome.kind === 'unreadable'
           ? `The service answered 200, so a transaction was spent, but ${outcome.reason}.`
           : outcome.error.message;
-    const words =
-      outcome.kind === 'no-match' ? 'no match' : outcome.kind === 'unreadable' ? 'paid, unreadable' : 'error';
-    return { ...base, words, status, groups: [], message, notes: [] };
+    return { ...base, words: resultWords(entry), status, groups: [], message, notes: [] };
   }
   const mismatches = outcome.mismatches ?? [];
   const flags = new Map(mismatches.map((m) => [m.field.toLowerCase(), m]));
@@ -93,9 +93,18 @@ export function buildModel(entry: HistoryEntry): ResultModel {
   const notes = mismatches
     .filter((m) => !shownPaths.has(m.field.toLowerCase()))
     .map((m) => `${m.field}: ${m.detail}`);
-  const count = mismatches.length;
-  const words = count === 0 ? 'record' : `record (${count} field${count === 1 ? '' : 's'} not as documented)`;
-  return { ...base, words, status: '200', groups, notes };
+  return { ...base, words: resultWords(entry), status: '200', groups, notes };
+}
+
+/** "record", "record (2 fields not as documented)", "no match", "paid, unreadable", "error". */
+export function resultWords(entry: HistoryEntry): string {
+  const { outcome } = entry;
+  if (outcome.kind === 'record') {
+    // One answer on its own is a "record" here; the row word "ok" belongs to a file of many.
+    const detail = notAsDocumented(outcome.mismatches?.length ?? 0);
+    return detail ? `record (${detail})` : 'record';
+  }
+  return ROW_OUTCOMES[outcome.kind].word;
 }
 
 const unknownFlag: Mismatch = { field: '', problem: 'unknown', detail: 'not in the API description; kept' };

@@ -6,6 +6,7 @@
 // the body that arrived.
 import * as vscode from 'vscode';
 import { type History, type HistoryEntry, inputSummary, operationOf } from './history';
+import { resultWords } from './result-model';
 
 export const RESULT_SCHEME = 'enrich-result';
 
@@ -69,21 +70,4 @@ export function renderResult(entry: HistoryEntry): string {
       break;
   }
   return `${JSON.stringify(doc, null, 2)}\n`;
-}
-
-/** "record", "record (2 fields not as documented)", "no match", "paid, unreadable", "error". */
-export function resultWords(entry: HistoryEntry): string {
-  const { outcome } = entry;
-  switch (outcome.kind) {
-    case 'record': {
-      const count = outcome.mismatches?.length ?? 0;
-      return count === 0 ? 'record' : `record (${count} field${count === 1 ? '' : 's'} not as documented)`;
-    }
-    case 'no-match':
-      return 'no match';
-    case 'unreadable':
-      return 'paid, unreadable';
-    case 'error':
-      return 'error';
-  }
 }
