@@ -15,46 +15,50 @@ export function crc32(bytes) {
   return (c ^ 0xffffffff) >>> 0;
 }
 
+// 1980-01-01 00:00, the DOS epoch: a build's zip does not change with the clock.
+const DOS_TIME = 0;
+const DOS_DATE = (0 << 9) | (1 << 5) | 1;
+
+/**
+ * The fields that a file's local header and its central directory record both hold, in the same
+ * order (from "version needed" on), written at `at`: the two must agree for the archive to open.
+ */
+function writeEntryFields(header, at, entry) {
+  header.writeUInt16LE(20, at); // version needed
+  header.writeUInt16LE(0x0800, at + 2); // UTF-8 names
+  header.writeUInt16LE(8, at + 4); // deflate
+  header.writeUInt16LE(DOS_TIME, at + 6);
+  header.writeUInt16LE(DOS_DATE, at + 8);
+  header.writeUInt32LE(entry.crc, at + 10);
+  header.writeUInt32LE(entry.packed.length, at + 14);
+  header.writeUInt32LE(entry.size, at + 18);
+  header.writeUInt16LE(entry.nameBytes.length, at + 22);
+}
+
 /** `files`: [name, Buffer] pairs. Returns the archive. Times are fixed, so the zip is reproducible. */
 export function zip(files) {
   const locals = [];
   const centrals = [];
   let offset = 0;
-  // 1980-01-01 00:00, the DOS epoch: a build's zip does not change with the clock.
-  const dosTime = 0;
-  const dosDate = (0 << 9) | (1 << 5) | 1;
   for (const [name, data] of files) {
-    const nameBytes = Buffer.from(name, 'utf8');
-    const packed = deflateRawSync(data, { level: 9 });
-    const crc = crc32(data);
+    const entry = {
+      nameBytes: Buffer.from(name, 'utf8'),
+      packed: deflateRawSync(data, { level: 9 }),
+      crc: crc32(data),
+      size: data.length,
+    };
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4); // version needed
-    local.writeUInt16LE(0x0800, 6); // UTF-8 names
-    local.writeUInt16LE(8, 8); // deflate
-    local.writeUInt16LE(dosTime, 10);
-    local.writeUInt16LE(dosDate, 12);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(packed.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(nameBytes.length, 26);
-    local.writeUInt16LE(0, 28);
-    locals.push(local, nameBytes, packed);
+    writeEntryFields(local, 4, entry);
+    local.writeUInt16LE(0, 28); // no extra field
+    locals.push(local, entry.nameBytes, entry.packed);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(20, 4); // made by
-    central.writeUInt16LE(20, 6); // needed
-    central.writeUInt16LE(0x0800, 8);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt16LE(dosTime, 12);
-    central.writeUInt16LE(dosDate, 14);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(packed.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(nameBytes.length, 28);
+    writeEntryFields(central, 6, entry);
     central.writeUInt32LE(offset, 42);
-    centrals.push(central, nameBytes);
-    offset += local.length + nameBytes.length + packed.length;
+    centrals.push(central, entry.nameBytes);
+    offset += local.length + entry.nameBytes.length + entry.packed.length;
   }
   const directory = Buffer.concat(centrals);
   const end = Buffer.alloc(22);

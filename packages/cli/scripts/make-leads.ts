@@ -3,17 +3,10 @@
 // never changes under it. Seeded, so running it again gives the same file.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RESERVED } from '@enrich/sandbox';
+import { mulberry32, RESERVED } from '@enrich/sandbox';
 import { stringify } from 'csv-stringify/sync';
 
-let seed = 20_240_601;
-const random = () => {
-  // mulberry32
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
+const random = mulberry32(20_240_601);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
 const digits = (n: number) => Array.from({ length: n }, () => Math.floor(random() * 10)).join('');
 

@@ -1,5 +1,6 @@
 // Where requests go and with which key: flags, then environment variables, then core's defaults;
 // or, with --sandbox, the embedded sandbox started in this process.
+import { type Bases, cacheNamespace, legacyNamespaces } from '@enrich/bulk';
 import {
   API_KEY_ENV,
   checkApiKey,
@@ -7,7 +8,6 @@ import {
   DEFAULT_BASE_URL,
   DEFAULT_BASE_URL_V3,
   type Operation,
-  operationUrl,
   type Settings,
 } from '@enrich/core';
 import { CommandError, EXIT } from './exit-codes.js';
@@ -15,19 +15,11 @@ import { type PromptIo, promptHidden } from './prompt.js';
 
 const BASE_URL_ENV = 'ENRICH_BASE_URL';
 const BASE_URL_V3_ENV = 'ENRICH_BASE_URL_V3';
-/** The answer-cache namespace of the embedded sandbox, whatever port it got. */
-const SANDBOX_NAMESPACE = 'sandbox';
 
 export interface ConnectionFlags {
   readonly sandbox?: boolean;
   readonly baseUrl?: string;
   readonly baseUrlV3?: string;
-}
-
-export interface Endpoints {
-  readonly baseUrl: string;
-  readonly baseUrlV3: string;
-  readonly sandbox: boolean;
 }
 
 export interface Connection {
@@ -42,7 +34,7 @@ export interface ConnectIo extends PromptIo {
 }
 
 /** The base URLs, checked, without a key: enough for a dry run and for naming the cache namespace. */
-export function endpoints(flags: ConnectionFlags, env: ConnectIo['env']): Endpoints {
+export function endpoints(flags: ConnectionFlags, env: ConnectIo['env']): Bases {
   if (flags.sandbox) return { baseUrl: 'http://127.0.0.1', baseUrlV3: 'http://127.0.0.1', sandbox: true };
   const baseUrl = flags.baseUrl ?? env[BASE_URL_ENV] ?? DEFAULT_BASE_URL;
   const baseUrlV3 = flags.baseUrlV3 ?? env[BASE_URL_V3_ENV] ?? DEFAULT_BASE_URL_V3;
@@ -57,33 +49,16 @@ export function endpoints(flags: ConnectionFlags, env: ConnectIo['env']): Endpoi
 }
 
 /**
- * Whose answers these are, for the answer cache: "sandbox", or the normalised origin of the base the
- * operation uses (scheme, lower-case host, no default port), followed by the base's path if it has
- * one. `https://API.Example.com:443/` and `https://api.example.com` are one service: the same
- * answers, never paid twice. (The request key already names the operation.)
+ * Whose answers a command's answer cache holds (and the namespaces earlier versions wrote for the
+ * same service): named by @enrich/bulk, as for the VS Code extension, so that both share one cache.
  */
-export function namespaceFor(op: Operation, where: Endpoints): string {
-  if (where.sandbox) return SANDBOX_NAMESPACE;
-  return normaliseBase(op.version === 'v3' ? where.baseUrlV3 : where.baseUrl);
-}
-
-/** The namespaces earlier versions wrote for the same service (the operation's URL as typed). */
-export function legacyNamespaces(op: Operation, where: Endpoints): string[] {
-  if (where.sandbox) return [];
-  const url = operationUrl(op, where);
-  return url.ok ? [url.url] : [];
-}
-
-export function normaliseBase(base: string): string {
-  let url: URL;
-  try {
-    url = new URL(base.trim());
-  } catch {
-    return base.trim();
-  }
-  // URL lower-cases the scheme and host and drops the scheme's default port.
-  const path = url.pathname.replace(/\/+$/, '');
-  return `${url.origin}${path}`;
+export function cacheNamespaces(
+  op: Operation,
+  flags: ConnectionFlags,
+  env: ConnectIo['env'],
+): { readonly namespace: string; readonly alsoReads: readonly string[] } {
+  const where = endpoints(flags, env);
+  return { namespace: cacheNamespace(op, where), alsoReads: legacyNamespaces(op, where) };
 }
 
 export async function connect(flags: ConnectionFlags, io: ConnectIo): Promise<Connection> {

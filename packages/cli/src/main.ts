@@ -7,7 +7,7 @@ import { buildProgram } from './commands/program.js';
 import { CommandError, EXIT } from './exit-codes.js';
 import { keyScrubber, scrubbedStream } from './scrub-io.js';
 
-export { CACHE_FILE } from './commands/operation.js';
+export { CACHE_FILE } from '@enrich/bulk';
 
 export type Io = BulkIo;
 

@@ -99,13 +99,18 @@ const streetParts = {
   PostDir: str('direction'),
 };
 
-const autoAppendAddress = group({
-  ...streetParts,
+/** After the street: the apartment, then city, state and ZIP (the addresses that give an AptNbr). */
+const unitAndPlace = {
   AptType: str('apt-type'),
   AptNbr: str('apt-number'),
   City: str('city'),
   State: str('state'),
   Zip: str('zip'),
+};
+
+const autoAppendAddress = group({
+  ...streetParts,
+  ...unitAndPlace,
   Z4: str('zip4'),
   DPC: str('digits', 'delivery point code'),
   CRTE: str('code', 'carrier route'),
@@ -119,11 +124,7 @@ const autoAppendAddress = group({
 
 const emailLookupAddress = group({
   ...streetParts,
-  AptType: str('apt-type'),
-  AptNbr: str('apt-number'),
-  City: str('city'),
-  State: str('state'),
-  Zip: str('zip'),
+  ...unitAndPlace,
   CNTY: str('digits', 'county code'),
   Deliverable: str('yn-flag', 'string flag'),
   ValDate: str('date-ymd', 'yyyymmdd'),

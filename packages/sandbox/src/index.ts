@@ -1,3 +1,6 @@
+// The workspace entry: the library entry (src/lib.ts, what the published package exports) and the
+// reserved-input and misbehaviour helpers that the workspace's tests and clients also use.
+export * from './lib.js';
 export {
   HUGE_BODY_BYTES,
   MISBEHAVE_DESCRIPTIONS,
@@ -8,16 +11,6 @@ export {
   parseMisbehave,
   TRICKLE_INTERVAL_MS,
 } from './misbehave.js';
+export { mulberry32 } from './random.js';
 export { RESERVED, type Reserved, type ReservedOutcome, reservedOutcome, SLOW_MS } from './reserved.js';
-export {
-  ADMIN_PREFIX,
-  createSandbox,
-  DEMO_KEY,
-  type Sandbox,
-  type SandboxKnobs,
-  type SandboxOptions,
-  type SandboxRequest,
-  type SandboxResponse,
-  type Stats,
-} from './sandbox.js';
-export { type SandboxServer, type ServerOptions, startSandboxServer } from './server.js';
+export { ADMIN_PREFIX } from './sandbox.js';

@@ -20,16 +20,21 @@ export interface Random {
   digits(count: number): string;
 }
 
-/** mulberry32, seeded from a string. */
-export function seededRandom(seed: string): Random {
-  let state = hash32(seed);
-  const next = () => {
+/** mulberry32: floats in [0, 1), the same sequence for the same 32-bit seed. */
+export function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
     state = (state + 0x6d2b79f5) >>> 0;
     let t = state;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** mulberry32, seeded from a string. */
+export function seededRandom(seed: string): Random {
+  const next = mulberry32(hash32(seed));
   const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1));
   return {
     next,

@@ -1,16 +1,10 @@
 // `enrich <operation> --in leads.csv [--out out.csv]`: a bulk run of the CSV (or, with --dry-run,
 // what it would spend), with Ctrl-C/SIGTERM handling, the closing report and the exit code.
-import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { defaultCachePath, defaultOutputPath } from '@enrich/bulk';
 import { type Operation, outputColumns, STOP_REASONS } from '@enrich/core';
 import { type BulkSummary, GRACE_MS, runBulk } from '../bulk.js';
-import {
-  type ConnectIo,
-  type ConnectionFlags,
-  connect,
-  endpoints,
-  legacyNamespaces,
-  namespaceFor,
-} from '../connection.js';
+import { type ConnectIo, type ConnectionFlags, cacheNamespaces, connect } from '../connection.js';
 import { dryRun } from '../dry-run.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { barProgress, lineProgress, type ProgressReporter } from '../progress.js';
@@ -18,7 +12,7 @@ import { bulkNotes, bulkReport, dryRunReport } from '../report.js';
 import { distinctFiles } from '../same-file.js';
 import type { Scrub } from '../scrub-io.js';
 import { bulkTransport } from '../transport.js';
-import { CACHE_FILE, type OperationFlags, retryPolicyOf } from './operation.js';
+import { type OperationFlags, retryPolicyOf } from './operation.js';
 
 export interface BulkIo extends ConnectIo {
   readonly stdout: NodeJS.WritableStream;
@@ -38,8 +32,8 @@ export async function bulkAction(
   scrub: Scrub,
 ): Promise<ExitCode> {
   const inPath = resolve(io.cwd, inFlag);
-  const outPath = resolve(io.cwd, flags.out ?? defaultOut(inFlag, op));
-  const cachePath = resolve(io.cwd, flags.cache ?? join(dirname(outPath), CACHE_FILE));
+  const outPath = resolve(io.cwd, flags.out ?? defaultOutputPath(inFlag, op));
+  const cachePath = resolve(io.cwd, flags.cache ?? defaultCachePath(outPath));
   // Compared as real paths (links resolved): the journal appended to the input, or the output
   // written over it, would destroy the user's data.
   distinctFiles([
@@ -49,13 +43,11 @@ export async function bulkAction(
   ]);
   // The command's --sandbox, --base-url and --base-url-v3.
   const connection: ConnectionFlags = flags;
-  const where = endpoints(connection, io.env);
   const files = {
     op,
     inPath,
     cachePath,
-    namespace: namespaceFor(op, where),
-    alsoReads: legacyNamespaces(op, where),
+    ...cacheNamespaces(op, connection, io.env),
     maxAgeMs: flags.maxAge,
     overrides: flags.map,
     retryUnreadable: flags.retryUnreadable === true,
@@ -167,9 +159,4 @@ function exitCodeOf(summary: BulkSummary): ExitCode {
   if (!summary.completed) return EXIT.interrupted;
   if (summary.stopped) return STOP_REASONS[summary.stopped].exitCode;
   return summary.unreadable > 0 || summary.errors > 0 ? EXIT.service : EXIT.ok;
-}
-
-function defaultOut(inPath: string, op: Operation): string {
-  const ext = extname(inPath);
-  return join(dirname(inPath), `${basename(inPath, ext)}.${op.id}${ext || '.csv'}`);
 }

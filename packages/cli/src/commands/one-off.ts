@@ -18,14 +18,7 @@ import {
 } from '@enrich/core';
 import { createFetchTransport } from '@enrich/core/fetch-transport';
 import { AnswerStore, type AnswerStoreOptions } from '../answer-store.js';
-import {
-  type ConnectIo,
-  type ConnectionFlags,
-  connect,
-  endpoints,
-  legacyNamespaces,
-  namespaceFor,
-} from '../connection.js';
+import { type ConnectIo, type ConnectionFlags, cacheNamespaces, connect } from '../connection.js';
 import { EXIT, type ExitCode, exitCodeFor } from '../exit-codes.js';
 import { isDocumented, isUnreadable } from '../row-result.js';
 import type { Scrub } from '../scrub-io.js';
@@ -58,12 +51,10 @@ export function oneOffAction(
 ): Promise<ExitCode> {
   // The command's --sandbox, --base-url and --base-url-v3.
   const connection: ConnectionFlags = flags;
-  const where = () => endpoints(connection, io.env);
   const cache = flags.cache
     ? {
         path: resolve(io.cwd, flags.cache),
-        namespace: namespaceFor(op, where()),
-        alsoReads: legacyNamespaces(op, where()),
+        ...cacheNamespaces(op, connection, io.env),
         scrub,
         maxAgeMs: flags.maxAge,
       }

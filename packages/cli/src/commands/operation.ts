@@ -1,6 +1,8 @@
 // One subcommand per operation of the catalog: `enrich phone-lookup --Phone 5550102030` for one
 // call, `enrich phone-lookup --in leads.csv` for a bulk run. Every option's value is parsed (and
 // refused with the flag's name) by its own parser, so the actions receive numbers and maps.
+
+import { CACHE_FILE } from '@enrich/bulk';
 import {
   DEFAULT_MAX_RETRY_AFTER_MS,
   DEFAULT_RETRY_POLICY,
@@ -16,7 +18,6 @@ import { FieldOption, flagOf } from './field-option.js';
 
 const DEFAULT_CONCURRENCY = 8;
 const DEFAULT_MAX_AGE = '30d';
-export const CACHE_FILE = '.enrich-cache.jsonl';
 
 /** The options of an operation's command, parsed. Durations are in milliseconds. */
 export interface OperationFlags {
