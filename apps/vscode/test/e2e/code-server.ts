@@ -39,8 +39,21 @@ export interface CodeServer {
   close(): Promise<void>;
 }
 
-/** Installs the .vsix into fresh folders, writes User/settings.json, and starts code-server. */
-export async function startCodeServer(settings: Record<string, unknown>): Promise<CodeServer> {
+/** What every test workbench starts with: no start-up editor, tips, update checks or telemetry. */
+const QUIET_SETTINGS: Record<string, unknown> = {
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'telemetry.telemetryLevel': 'off',
+};
+
+/**
+ * Installs the .vsix into fresh folders, writes User/settings.json (the quiet settings plus the
+ * test's own), and starts code-server.
+ */
+export async function startCodeServer(testSettings: Record<string, unknown>): Promise<CodeServer> {
+  const settings = { ...QUIET_SETTINGS, ...testSettings };
   if (!existsSync(CODE_SERVER)) {
     throw new Error(
       `code-server is not installed at ${CODE_SERVER}: run bash scripts/install-code-server.sh`,
@@ -230,6 +243,28 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const path = join(SCREENSHOTS, `${name}.png`);
   await page.screenshot({ path });
   return path;
+}
+
+/** For afterEach: a failed test leaves a picture of the workbench behind, for whoever reads CI's artifacts. */
+export async function screenshotIfFailed(
+  page: Page | undefined,
+  task: { readonly name: string; readonly result?: { readonly state: string } },
+): Promise<void> {
+  if (task.result?.state !== 'fail' || !page || page.isClosed()) return;
+  const name = `failed-${task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`;
+  await screenshot(page, name).catch(() => {});
+}
+
+/** For afterAll: closes what a test file opened; code-server's folders stay only with KEEP_E2E set. */
+export async function closeAll(
+  context: BrowserContext | undefined,
+  server: CodeServer | undefined,
+  sandbox?: { close(): Promise<void> },
+): Promise<void> {
+  await context?.close().catch(() => {});
+  await server?.close();
+  await sandbox?.close();
+  if (server && !process.env.KEEP_E2E) removeDir(server.root);
 }
 
 // ---- scanning files ----

@@ -14,6 +14,7 @@ import {
   APP_DIR,
   answerInput,
   type CodeServer,
+  closeAll,
   dialog,
   filesContaining,
   listFiles,
@@ -21,9 +22,9 @@ import {
   openWorkbench,
   quickInput,
   quickInputBox,
-  removeDir,
   runCommand,
   screenshot,
+  screenshotIfFailed,
   startCodeServer,
 } from './code-server';
 import { makeLeads } from './leads-500';
@@ -45,30 +46,15 @@ beforeAll(async () => {
   server = await startCodeServer({
     'enrich.baseUrl': sandbox.url,
     'enrich.baseUrlV3': sandbox.url,
-    'workbench.startupEditor': 'none',
-    'workbench.tips.enabled': false,
-    'extensions.autoCheckUpdates': false,
-    'extensions.autoUpdate': false,
-    'telemetry.telemetryLevel': 'off',
   });
   inPath = join(server.workspaceDir, 'leads.csv');
   writeFileSync(inPath, leads.csv);
   ({ context, page } = await openWorkbench(server));
 });
 
-afterEach(async (test) => {
-  if (test.task.result?.state === 'fail' && page && !page.isClosed()) {
-    const name = `failed-${test.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`;
-    await screenshot(page, name).catch(() => {});
-  }
-});
+afterEach((test) => screenshotIfFailed(page, test.task));
 
-afterAll(async () => {
-  await context?.close().catch(() => {});
-  await server?.close();
-  await sandbox?.close();
-  if (server && !process.env.KEEP_E2E) removeDir(server.root);
-});
+afterAll(() => closeAll(context, server, sandbox));
 
 /** Right-click leads.csv in the explorer and choose "Enrich CSV...". */
 async function enrichFromExplorer(): Promise<void> {

@@ -11,6 +11,7 @@ import {
   activeEditorText,
   answerInput,
   type CodeServer,
+  closeAll,
   dialog,
   filesContaining,
   listFiles,
@@ -19,10 +20,10 @@ import {
   quickInput,
   quickInputBox,
   quickInputMessage,
-  removeDir,
   runCommand,
   SCREENSHOTS,
   screenshot,
+  screenshotIfFailed,
   startCodeServer,
 } from './code-server';
 
@@ -44,29 +45,13 @@ beforeAll(async () => {
     'enrich.baseUrlV3': sandbox.url,
     // These steps read each result's JSON document; try-and-csv.e2e.test.ts covers the result view.
     'enrich.resultView': 'json',
-    'workbench.startupEditor': 'none',
-    'workbench.tips.enabled': false,
-    'extensions.autoCheckUpdates': false,
-    'extensions.autoUpdate': false,
-    'telemetry.telemetryLevel': 'off',
   });
   ({ context, page } = await openWorkbench(server));
 });
 
-// A failed step leaves a picture of the workbench behind, for whoever reads the CI artifacts.
-afterEach(async (test) => {
-  if (test.task.result?.state === 'fail' && page && !page.isClosed()) {
-    const name = `failed-${test.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`;
-    await screenshot(page, name).catch(() => {});
-  }
-});
+afterEach((test) => screenshotIfFailed(page, test.task));
 
-afterAll(async () => {
-  await context?.close().catch(() => {});
-  await server?.close();
-  await sandbox?.close();
-  if (server && !process.env.KEEP_E2E) removeDir(server.root);
-});
+afterAll(() => closeAll(context, server, sandbox));
 
 async function shot(name: string) {
   // A key box on screen would be a leak in the picture: never photograph one.

@@ -9,11 +9,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   answerInput,
   type CodeServer,
+  closeAll,
   notification,
   openWorkbench,
-  removeDir,
   runCommand,
   screenshot,
+  screenshotIfFailed,
   startCodeServer,
 } from './code-server';
 
@@ -25,28 +26,13 @@ let page: Page;
 
 beforeAll(async () => {
   // No base URL in the settings: the defaults point at the paid service, and no key is set.
-  server = await startCodeServer({
-    'workbench.startupEditor': 'none',
-    'workbench.tips.enabled': false,
-    'extensions.autoCheckUpdates': false,
-    'extensions.autoUpdate': false,
-    'telemetry.telemetryLevel': 'off',
-  });
+  server = await startCodeServer({});
   ({ context, page } = await openWorkbench(server));
 });
 
-afterEach(async (test) => {
-  if (test.task.result?.state === 'fail' && page && !page.isClosed()) {
-    const name = `failed-${test.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`;
-    await screenshot(page, name).catch(() => {});
-  }
-});
+afterEach((test) => screenshotIfFailed(page, test.task));
 
-afterAll(async () => {
-  await context?.close().catch(() => {});
-  await server?.close();
-  if (server && !process.env.KEEP_E2E) removeDir(server.root);
-});
+afterAll(() => closeAll(context, server));
 
 /** A finished call's progress toast fades out; the picture should show the outcome only. */
 async function settled(): Promise<void> {
