@@ -1,32 +1,9 @@
-// Shared by the process tests: one sandbox per test file (reset before each test), and the answer
+// Shared by the process tests: one sandbox per test file (sandbox-per-file.ts), and the answer
 // journal read back as request keys.
 import { existsSync, readFileSync } from 'node:fs';
-import type { SandboxServer } from '@enrich/sandbox';
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { parseLine } from '../src/answer-store.js';
-import { sandboxEnv, startServer, stopRecording } from './helpers.js';
 
-// Set by useSandbox's beforeAll; importers see the live binding.
-export let server: SandboxServer;
-export let env: Record<string, string>;
-
-/** Starts a sandbox for the calling test file, resets it before each test and closes it after all. */
-export function useSandbox(): void {
-  beforeAll(async () => {
-    server = await startServer();
-    env = sandboxEnv(server);
-  });
-  afterAll(async () => {
-    await server.close();
-  });
-  afterEach(() => {
-    stopRecording(server);
-  });
-  beforeEach(() => {
-    server.sandbox.reset();
-    server.sandbox.configure({ latencyMs: 0, faultRate: 0 });
-  });
-}
+export { env, server, useSandbox } from './sandbox-per-file.js';
 
 export function journalKeys(path: string): Set<string> {
   if (!existsSync(path)) return new Set();
