@@ -5,12 +5,18 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { legacyNamespaces, cacheNamespace as namespaceFor, normaliseBase } from '@enrich/bulk';
+import {
+  acquireLock,
+  isRunning,
+  legacyNamespaces,
+  cacheNamespace as namespaceFor,
+  normaliseBase,
+  startTimeOf,
+} from '@enrich/bulk';
 import { getOperation } from '@enrich/core';
 import type { SandboxServer } from '@enrich/sandbox';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AnswerStore, rescuePathFor } from '../src/answer-store.js';
-import { acquireLock, isRunning, startTimeOf } from '../src/file-lock.js';
 import { CACHE_FILE } from '../src/main.js';
 import { phone, runCli, sandboxEnv, startServer, tempDir, writeCsv } from './helpers.js';
 

@@ -1,4 +1,6 @@
 // The small pure pieces: flag parsing, formula neutralisation, output header naming.
+
+import { neutralise, resultOf } from '@enrich/bulk';
 import { getOperation, type Operation } from '@enrich/core';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
@@ -6,7 +8,6 @@ import { outputHeader } from '../src/bulk.js';
 import { flagOf } from '../src/commands/field-option.js';
 import { addOperationCommand } from '../src/commands/operation.js';
 import { parseDuration, parseMap, parseRate } from '../src/options.js';
-import { neutralise, resultOf } from '../src/row-result.js';
 
 /** The field values an operation's command reads from these arguments, as the real command parses them. */
 async function fieldValues(op: Operation, args: readonly string[]): Promise<Record<string, string>> {

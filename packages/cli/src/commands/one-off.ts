@@ -1,6 +1,7 @@
 // `enrich <operation> --Phone 5550102030`: one call, its record as a table (or JSON). With --cache,
 // an answer already in the answer cache is printed without a call, and a new paid one is kept.
 import { resolve } from 'node:path';
+import { isDocumented, isUnreadable } from '@enrich/bulk';
 import {
   type CleanInput,
   callOperation,
@@ -20,7 +21,6 @@ import { createFetchTransport } from '@enrich/core/fetch-transport';
 import { AnswerStore, type AnswerStoreOptions } from '../answer-store.js';
 import { type ConnectIo, type ConnectionFlags, cacheNamespaces, connect } from '../connection.js';
 import { EXIT, type ExitCode, exitCodeFor } from '../exit-codes.js';
-import { isDocumented, isUnreadable } from '../row-result.js';
 import type { Scrub } from '../scrub-io.js';
 import { printable, twoColumns } from '../terminal-text.js';
 import { type OperationFlags, retryPolicyOf } from './operation.js';
