@@ -11,6 +11,7 @@
 // - Keep-alive connections, as many as requests in flight: the concurrency is the caller's.
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import { DEFAULT_MAX_BODY_BYTES, type HttpRequest, type HttpResponse, type Transport } from '@enrich/core';
 import { AbortSet } from './abort-set.js';
 
@@ -26,8 +27,9 @@ export interface HttpTransportOptions {
 export function createHttpTransport(options: HttpTransportOptions = {}): Transport {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const cancel = new AbortSet(options.signal);
-  // Parsed once per address: a run sends thousands of requests to one or two.
-  const urls = new Map<string, URL>();
+  // Parsed once per address, into request options: a run sends thousands of requests to one or two
+  // (given a URL, http.request converts it again on every call, through URL's slow getters).
+  const urls = new Map<string, ReturnType<typeof urlToHttpOptions>>();
   const agents = {
     'http:': new HttpAgent({ keepAlive: true, keepAliveMsecs: 30_000 }),
     'https:': new HttpsAgent({ keepAlive: true, keepAliveMsecs: 30_000 }),
@@ -36,7 +38,7 @@ export function createHttpTransport(options: HttpTransportOptions = {}): Transpo
     new Promise<HttpResponse>((resolve, reject) => {
       let url = urls.get(request.url);
       if (url === undefined) {
-        url = new URL(request.url);
+        url = urlToHttpOptions(new URL(request.url));
         if (urls.size < 16) urls.set(request.url, url);
       }
       const secure = url.protocol === 'https:';
@@ -71,7 +73,8 @@ export function createHttpTransport(options: HttpTransportOptions = {}): Transpo
         cleanUp();
         reject(error);
       };
-      const req = send(url, {
+      const req = send({
+        ...url,
         method: request.method,
         headers: { ...request.headers, 'content-length': String(Buffer.byteLength(body)) },
         agent: agents[url.protocol as 'http:' | 'https:'],
