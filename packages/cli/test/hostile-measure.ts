@@ -123,6 +123,21 @@ export async function measure(
   };
 }
 
+/** What the service saw, for `measure`: the requests and transactions of the scenario's own sandbox. */
+export function sandboxCounts(server: SandboxServer): { requests(): number; counted(): number } {
+  return { requests: () => server.sandbox.requests(), counted: () => server.sandbox.transactions() };
+}
+
+/** Runs a scenario against a sandbox of its own, closed afterwards whatever happens. */
+export async function withSandbox(run: (server: SandboxServer) => Promise<Measured>): Promise<Measured> {
+  const server = await startServer();
+  try {
+    return await run(server);
+  } finally {
+    await server.close();
+  }
+}
+
 /** A bulk run of Phone Lookup over three phones against the sandbox misbehaving in `modes`. */
 export function sandboxScenario(
   id: string,

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEMO_KEY } from '@enrich/sandbox';
 import { CACHE_FILE } from '../src/main.js';
-import { phone, runCli, sandboxEnv, startServer, tempDir, writeCsv } from './helpers.js';
+import { phone, runCli, sandboxEnv, tempDir, writeCsv } from './helpers.js';
 import {
   bulkArgs,
   hostileScenario,
@@ -14,7 +14,9 @@ import {
   PHONES,
   rerun,
   type Scenario,
+  sandboxCounts,
   sandboxScenario,
+  withSandbox,
 } from './hostile-measure.js';
 import { phoneRecord } from './hostile-servers.js';
 
@@ -79,30 +81,21 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: 'key-newline',
     issue: 'a key holding a newline ($(cat keyfile))',
-    async run() {
-      const server = await startServer();
-      try {
+    run: () =>
+      withSandbox(async (server) => {
         const dir = tempDir();
         writeCsv(join(dir, 'in.csv'), [['phone'], ...PHONES.map((p) => [p])]);
         const env = sandboxEnv(server, `${DEMO_KEY}\nsecond-line-of-keyfile`);
         const startedAt = Date.now();
         const ran = await runCli(bulkArgs, { env, cwd: dir });
-        const service = {
-          requests: () => server.sandbox.requests(),
-          counted: () => server.sandbox.transactions(),
-        };
-        return measure(dir, service, ran, startedAt);
-      } finally {
-        await server.close();
-      }
-    },
+        return measure(dir, sandboxCounts(server), ran, startedAt);
+      }),
   },
   {
     id: 'journal-null-line',
     issue: 'a null line in the answer journal',
-    async run() {
-      const server = await startServer();
-      try {
+    run: () =>
+      withSandbox(async (server) => {
         const dir = tempDir();
         const env = sandboxEnv(server);
         writeCsv(join(dir, 'in.csv'), [['phone'], ...PHONES.map((p) => [p])]);
@@ -113,44 +106,28 @@ export const SCENARIOS: readonly Scenario[] = [
         server.sandbox.reset();
         const startedAt = Date.now();
         const ran = await runCli(bulkArgs, { env, cwd: dir });
-        const service = {
-          requests: () => server.sandbox.requests(),
-          counted: () => server.sandbox.transactions(),
-        };
-        return measure(dir, service, ran, startedAt);
-      } finally {
-        await server.close();
-      }
-    },
+        return measure(dir, sandboxCounts(server), ran, startedAt);
+      }),
   },
   {
     id: 'cache-is-input',
     issue: '--cache pointed at the input CSV',
-    async run() {
-      const server = await startServer();
-      try {
+    run: () =>
+      withSandbox(async (server) => {
         const dir = tempDir();
         writeCsv(join(dir, 'in.csv'), [['phone'], ...PHONES.map((p) => [p])]);
         const before = readFileSync(join(dir, 'in.csv'), 'utf8');
         const startedAt = Date.now();
         const ran = await runCli([...bulkArgs, '--cache', 'in.csv'], { env: sandboxEnv(server), cwd: dir });
-        const service = {
-          requests: () => server.sandbox.requests(),
-          counted: () => server.sandbox.transactions(),
-        };
         const unchanged = readFileSync(join(dir, 'in.csv'), 'utf8') === before ? 'unchanged' : 'CHANGED';
-        return measure(dir, service, ran, startedAt, { input: unchanged });
-      } finally {
-        await server.close();
-      }
-    },
+        return measure(dir, sandboxCounts(server), ran, startedAt, { input: unchanged });
+      }),
   },
   {
     id: 'huge-email-cell',
     issue: 'an e-mail cell of 120 KB (and invisible characters in a phone)',
-    async run() {
-      const server = await startServer();
-      try {
+    run: () =>
+      withSandbox(async (server) => {
         const dir = tempDir();
         const huge = `${'a'.repeat(120 * 1024)}@example.com`;
         writeCsv(join(dir, 'in.csv'), [
@@ -164,14 +141,7 @@ export const SCENARIOS: readonly Scenario[] = [
           env: sandboxEnv(server),
           cwd: dir,
         });
-        const service = {
-          requests: () => server.sandbox.requests(),
-          counted: () => server.sandbox.transactions(),
-        };
-        return measure(dir, service, ran, startedAt, {}, 'email-verify');
-      } finally {
-        await server.close();
-      }
-    },
+        return measure(dir, sandboxCounts(server), ran, startedAt, {}, 'email-verify');
+      }),
   },
 ];

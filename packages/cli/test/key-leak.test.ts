@@ -4,7 +4,7 @@
 // printed is scanned for it, in every form (as is, JSON-escaped, URL-encoded, each line of it).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SandboxServer } from '@enrich/sandbox';
+import { MISBEHAVE_MODES, type SandboxServer } from '@enrich/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { phone, type Ran, runCli, startServer, tempDir, writeCsv } from './helpers.js';
 import { type Hostile, phoneRecord, startHostile } from './hostile-servers.js';
@@ -81,17 +81,11 @@ const bulk = ['phone-lookup', '--in', 'in.csv', '--out', 'out.csv', '--quiet', '
 
 describe('the key never leaks', () => {
   it('through every misbehaviour of the sandbox', async () => {
-    for (const mode of [
-      'redirect',
-      'other-case',
-      'extra-fields',
-      'wrong-types',
-      'html-200',
-      'cut-body',
-      'huge-body',
-      'retry-after-huge',
-    ]) {
-      sandbox.sandbox.configure({ misbehave: [mode] as never });
+    // Every mode the sandbox has, so a new one is scanned too; the two that only make the run wait
+    // (a trickling body, a dated Retry-After) add time and no new path for the key.
+    const slow = new Set(['trickle', 'retry-after-date']);
+    for (const mode of MISBEHAVE_MODES.filter((m) => !slow.has(m))) {
+      sandbox.sandbox.configure({ misbehave: [mode] });
       await run(bulk, envAt(sandbox.url), phones);
       await run(['phone-lookup', '--Phone', phone(1), '--json'], envAt(sandbox.url));
       await run(['phone-lookup', '--Phone', phone(2), '--cache', 'c.jsonl'], envAt(sandbox.url));
