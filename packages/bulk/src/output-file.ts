@@ -33,6 +33,7 @@ export class OutputFile {
   private batch = '';
   private rowIndex = 0;
   private readonly rendered = new WeakMap<RowResult, string>();
+  private readonly renderedBytes = new WeakMap<RowResult, Buffer>();
   private unsynced = 0;
   private pieces: Buffer[] = [];
   private piecesLength = 0;
@@ -66,12 +67,35 @@ export class OutputFile {
 
   /** One whole line as UTF-8 bytes, rendered (and scrubbed) earlier: a row from the spill. */
   writeBytes(line: Buffer): void {
-    // Text and bytes go out in separate writes, in the order they came.
-    if (this.batch !== '') this.flush();
-    this.pieces.push(line);
-    this.piecesLength += line.length;
+    this.pushBytes(line);
     this.rowIndex++;
     if (this.piecesLength >= BATCH_CHARS) this.flush();
+  }
+
+  /**
+   * A row from the spill that waited there for its answer: its input fields as UTF-8 bytes,
+   * rendered (and scrubbed) earlier, then its result. Bytes throughout: at the end of a big run,
+   * when most of the file comes out of the spill at once, decoding each row and encoding it again
+   * was most of the time left after the last answer.
+   */
+  writeSpilled(fields: Buffer, result: RowResult): void {
+    this.pushBytes(fields);
+    let tail = this.renderedBytes.get(result);
+    if (tail === undefined) {
+      tail = Buffer.from(this.renderResult(result));
+      this.renderedBytes.set(result, tail);
+    }
+    this.pushBytes(tail);
+    if (result.extra) this.extras?.add(this.rowIndex, result.extra, this.scrub);
+    this.rowIndex++;
+    if (this.piecesLength >= BATCH_CHARS) this.flush();
+  }
+
+  private pushBytes(bytes: Buffer): void {
+    // Text and bytes go out in separate writes, in the order they came.
+    if (this.batch !== '') this.flush();
+    this.pieces.push(bytes);
+    this.piecesLength += bytes.length;
   }
 
   /**

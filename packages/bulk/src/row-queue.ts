@@ -92,10 +92,13 @@ export class RowQueue {
       }
       const value = this.refs[record.tag] as Waiting;
       const result = isPending(value) ? value.result : value;
-      const text = record.bytes.toString('utf8');
+      if (result !== undefined) {
+        this.output.writeSpilled(record.bytes, result);
+        this.counted.row(result);
+        continue;
+      }
       // Waits in the window (one row) for its answer; the rest stay on disk behind it.
-      if (result === undefined) this.window.push(text, value);
-      else this.write(text, result);
+      this.window.push(record.bytes.toString('utf8'), value);
     }
     if (this.spill.isEmpty && this.refs.length > 0) {
       this.refs = [];
