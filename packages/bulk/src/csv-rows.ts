@@ -12,7 +12,6 @@ import {
   validate,
 } from '@enrich/core';
 import { parse } from 'csv-parse';
-import { BoundedMap } from './bounded-map.js';
 import { BulkError } from './bulk-error.js';
 
 /** Rows read together: as many as the parser had ready (no promise per row). */
@@ -91,7 +90,9 @@ export async function openCsv(
   };
 }
 
-const BATCH_ROWS = 1024;
+// Small enough that a batch's work (about a millisecond) does not keep answers waiting long: the
+// run takes them between batches.
+const BATCH_ROWS = 256;
 
 /**
  * Reads records off the parser in batches: whatever it has ready, up to `max`, waiting only when it
@@ -136,6 +137,10 @@ function batches(parser: Readable, bytes: () => number) {
   };
 }
 
+// Spellings remembered: the first this many, kept for the whole run. (Forgetting the oldest to make
+// room, as before, found nothing at all in a file with more spellings than room that repeats them
+// in turn, such as one that writes each phone four ways: every spelling was forgotten just before
+// it came round again. Keeping the first ones finds those every time.)
 const PLAN_MEMORY = 20_000;
 
 export type PlannedRow =
@@ -150,7 +155,7 @@ export function rowPlanner(op: Operation, header: readonly string[], mapping: Co
   const columns = Object.values(mapping.fields);
   // Files repeat values (that is what deduplication is for); checking each spelling once saves
   // most of the per-row work on a large file.
-  const planned = new BoundedMap<string, PlannedRow>(PLAN_MEMORY);
+  const planned = new Map<string, PlannedRow>();
   return (fields: readonly string[]): PlannedRow => {
     if (fields.length > header.length) {
       return {
@@ -169,7 +174,7 @@ export function rowPlanner(op: Operation, header: readonly string[], mapping: Co
         : plan.kind === 'invalid'
           ? { kind: 'invalid', message: plan.message }
           : { kind: 'request', key: plan.key, input: plan.input as CleanInput };
-    planned.set(values, result);
+    if (planned.size < PLAN_MEMORY) planned.set(values, result);
     return result;
   };
 }

@@ -20,19 +20,17 @@
 // rendering go on while answers are awaited; reading pauses only when too many requests wait for
 // an answer or the output's disk is behind, and memory is bounded by both, not by the file.
 import { setMaxListeners } from 'node:events';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import type { Operation } from '@enrich/core';
-import { AnswerStore } from './answer-store.js';
+import { setImmediate } from 'node:timers/promises';
+import type { CleanInput, Operation } from '@enrich/core';
 import { BoundedMap } from './bounded-map.js';
-import { BulkError } from './bulk-error.js';
 import type { BulkHooks, BulkOptions } from './bulk-options.js';
 import { openCsv, type PlannedRow, rowPlanner } from './csv-rows.js';
-import { acquireLock, type FileLock } from './file-lock.js';
 import { OutputFile } from './output-file.js';
 import { startProgress } from './progress.js';
+import { RequestQueue } from './request-queue.js';
 import { RowQueue } from './row-queue.js';
 import { invalidResult, isUnreadable, type RowResult, resultOf, unansweredResult } from './row-result.js';
+import { describeError, openFiles } from './run-files.js';
 import { Sender } from './sender.js';
 import {
   type BulkSummary,
@@ -169,9 +167,21 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
     return result;
   };
 
-  const ask = (key: string, input: Parameters<Sender['send']>[0]): Pending<RowResult> => {
+  // The sender is handed twice its concurrency: its own queue then has the next request ready when
+  // a slot frees, while earlier answers wait for the journal's sync (which holds a task, not a slot).
+  const queued = new RequestQueue<{ key: string; input: CleanInput; slot: Pending<RowResult> }>(
+    () => tasks.size < options.sender.concurrency * 2,
+    ({ key, input, slot }) => start(key, input, slot),
+  );
+
+  const ask = (key: string, input: CleanInput): Pending<RowResult> => {
     const slot: Pending<RowResult> = { result: undefined };
     pending.set(key, slot);
+    queued.push({ key, input, slot });
+    return slot;
+  };
+
+  const start = (key: string, input: CleanInput, slot: Pending<RowResult>) => {
     // Journal first: once the answer is durably on disk, no later run pays for it again. A row
     // whose answer is not durable is not done (and the run stops: see saveUnsaved).
     const task = sender
@@ -195,10 +205,12 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
         // A failure of ours (the cache file cannot be written, say) ends the run.
         failure ??= error;
         stopReading();
+      })
+      .finally(() => {
+        tasks.delete(task);
+        queued.startWhatFits();
       });
     tasks.add(task);
-    void task.finally(() => tasks.delete(task));
-    return slot;
   };
 
   // One row: its result now (invalid, or known), or the pending request it waits for.
@@ -263,6 +275,10 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
       }
       flush();
       if (output.needsDrain) await waitFor(output.drained());
+      // Between batches, answers that arrived meanwhile are taken (and the next requests sent):
+      // a batch ready in the parser would otherwise follow the last one without a turn of the event
+      // loop, and answers would wait for whole chunks of the file to be read.
+      else if (tasks.size > 0) await setImmediate();
     }
     // What was sent is waited for even when interrupted: its answers are paid for, so journal them.
     // (On Ctrl-C only for graceMs: then the sender abandons them and they settle at once.)
@@ -305,43 +321,4 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
     }
   }
   return summary;
-}
-
-// The answer cache (locked, journal loaded) and the output's lock; stops before anything is sent.
-function openFiles(
-  options: BulkOptions,
-  closeInput: () => void,
-): { store: AnswerStore; outputLock: FileLock } {
-  let store: AnswerStore;
-  try {
-    store = AnswerStore.open({
-      path: options.cachePath,
-      namespace: options.namespace,
-      maxAgeMs: options.maxAgeMs,
-      now: options.sender.now,
-      ...(options.alsoReads ? { alsoReads: options.alsoReads } : {}),
-      ...(options.scrub ? { scrub: options.scrub } : {}),
-      ...(options.rescueDir ? { rescueDir: options.rescueDir } : {}),
-    });
-  } catch (error) {
-    closeInput();
-    if (error instanceof BulkError) throw error;
-    throw new BulkError(`Cannot use the answer cache ${options.cachePath}: ${(error as Error).message}`);
-  }
-  try {
-    mkdirSync(dirname(options.outPath), { recursive: true });
-    return { store, outputLock: acquireLock(options.outPath, 'output') };
-  } catch (error) {
-    closeInput();
-    store.close();
-    if (error instanceof BulkError) throw error;
-    throw new BulkError(`Cannot write ${options.outPath}: ${(error as Error).message}`);
-  }
-}
-
-function describeError(error: Error | undefined): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'ENOSPC') return 'the disk is full';
-  if (code === 'EDQUOT') return 'the disk quota is used up';
-  return error?.message ?? 'unknown error';
 }
