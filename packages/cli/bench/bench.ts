@@ -1,8 +1,10 @@
 // `pnpm bench`: the enrich command against the sandbox over real HTTP on 127.0.0.1, latency 50 ms,
-// the sandbox in one process and enrich in another, side by side with two references run on the
-// same files (see references.ts): a straightforward peer script, and the CSV libraries' own
-// parse + stringify pass. Prints a table of figures and of ratios against the targets of issue 11.
-//   (a) throughput: 20,000 distinct rows at concurrency 32 vs the ideal and the peer; the naive loop
+// the sandbox in one process and enrich in another, side by side with three references run on the
+// same files and sandbox (see references.ts): a straightforward peer script, the CSV libraries' own
+// parse + stringify pass, and a bare loop of requests. Prints a table of figures and of ratios
+// against the targets of issue 11.
+//   (a) throughput: 20,000 distinct rows at concurrency 32 vs the ideal, the peer and a bare loop of
+//   requests (the ceiling); the naive loop
 //   (b) cost: 1,000,000 rows with 10,000 distinct phones, twice (the second all cached), vs the CSV pass
 //   (c) resume: the 20,000-row run SIGKILLed at a random point, then run again
 // Inputs are generated in a temp dir. BENCH_ROWS / BENCH_BIG_ROWS / BENCH_BIG_DISTINCT scale it down.
@@ -84,7 +86,7 @@ for (const args of [['--help'], ['--version']]) {
   );
 }
 
-const { peer, csvPass } = writeReferences(dir);
+const { peer, csvPass, bareLoop } = writeReferences(dir);
 const sandbox = await startSandbox(LATENCY_MS);
 const runArgs = (input: string, output: string, cache: string) => [
   '--in',
@@ -108,8 +110,14 @@ try {
   await sandbox.reset();
   const aPeer = await script(peer, [join(dir, 'a.csv'), join(dir, 'a.peer.csv'), sandbox.url, DEMO_KEY], dir);
   const peerStats = await sandbox.stats();
+  await sandbox.reset();
+  const bare = await script(bareLoop, [sandbox.url, DEMO_KEY, String(ROWS)], dir);
   const ideal = (ROWS * LATENCY_MS) / CONCURRENCY;
   row(`(a) ${n(ROWS)} distinct rows, concurrency ${CONCURRENCY}: ideal = rows x 50 ms / 32`, s(ideal));
+  row(
+    '(a) bare loop (32 x node:http, no file, answers unread): wall / ideal over wall',
+    `${s(bare.wallMs)} / ${r(ideal / bare.wallMs)} (the most this machine and sandbox give)`,
+  );
   row('(a) enrich: wall (whole process) / run time (summary)', `${s(a.wallMs)} / ${s(a.summary.elapsedMs)}`);
   row('(a) peer script: wall', `${s(aPeer.wallMs)} (${n(peerStats.transactions)} transactions)`);
   row('(a) ideal / wall: enrich | peer', `${r(ideal / a.wallMs)} | ${r(ideal / aPeer.wallMs)}`);

@@ -6,7 +6,9 @@
 //   resume, no budget: the floor a careful tool is compared with.
 // - the CSV pass: csv-parse piped into csv-stringify over the same file, nothing else: the least
 //   any tool that reads and writes the file must spend.
-// Both print {cpuMs, maxRssBytes} as their last line.
+// - the bare loop: 32 loops of node:http requests with keep-alive, one distinct phone each, no file,
+//   no parsing of the answers: the most that this machine, this sandbox and 32 connections give.
+// All print {cpuMs, maxRssBytes} as their last line.
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -81,11 +83,34 @@ const [inPath, outPath] = process.argv.slice(2);
 await pipeline(createReadStream(inPath), parse({ bom: true, relax_column_count: true }), stringify(), createWriteStream(outPath));
 `;
 
-/** Writes the two scripts into `dir`; returns their paths. */
-export function writeReferences(dir: string): { peer: string; csvPass: string } {
+const BARE_LOOP = `
+import { Agent, request } from 'node:http';
+const [baseUrl, key, count] = process.argv.slice(2);
+const url = new URL(baseUrl + '/v3/lookup/phone');
+const agent = new Agent({ keepAlive: true });
+const total = Number(count);
+let next = 0;
+const ask = (i) => new Promise((resolve, reject) => {
+  const body = JSON.stringify({ Phone: '556' + String(1000000 + i).padStart(7, '0') });
+  const headers = { 'content-type': 'application/json', 'x-api-key': key, 'content-length': Buffer.byteLength(body) };
+  const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, headers }, (res) => {
+    res.on('data', () => {});
+    res.on('end', resolve);
+  });
+  req.on('error', reject);
+  req.end(body);
+});
+const loop = async () => { while (next < total) await ask(next++); };
+await Promise.all(Array.from({ length: 32 }, loop));
+`;
+
+/** Writes the three scripts into `dir`; returns their paths. */
+export function writeReferences(dir: string): { peer: string; csvPass: string; bareLoop: string } {
   const peer = join(dir, 'peer.mjs');
   const csvPass = join(dir, 'csv-pass.mjs');
+  const bareLoop = join(dir, 'bare-loop.mjs');
   writeFileSync(peer, `${imports()}\n${PEER}\n${USAGE}\n`);
   writeFileSync(csvPass, `${imports()}\n${CSV_PASS}\n${USAGE}\n`);
-  return { peer, csvPass };
+  writeFileSync(bareLoop, `${BARE_LOOP}\n${USAGE}\n`);
+  return { peer, csvPass, bareLoop };
 }
