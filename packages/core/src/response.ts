@@ -212,6 +212,8 @@ function matchNames(
       claimed.add(name);
     }
   }
+  // The answer as documented (every key claimed by its own name): nothing left to match or report.
+  if (claimed.size === keys.length) return { values, unknown: [] };
   const byLowerCase = new Map<string, string>();
   for (const key of keys) {
     const lower = key.toLowerCase();
