@@ -167,10 +167,12 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
     return result;
   };
 
-  // The sender is handed twice its concurrency: its own queue then has the next request ready when
-  // a slot frees, while earlier answers wait for the journal's sync (which holds a task, not a slot).
+  // Requests handed to the sender whose answers have not arrived: twice its concurrency, so that its
+  // own queue has the next request ready when a slot frees. An answer waiting for the journal's
+  // sync no longer counts (counting it made a slow sync hold back sending).
+  let onTheWay = 0;
   const queued = new RequestQueue<{ key: string; input: CleanInput; slot: Pending<RowResult> }>(
-    () => tasks.size < options.sender.concurrency * 2,
+    () => onTheWay < options.sender.concurrency * 2,
     ({ key, input, slot }) => start(key, input, slot),
   );
 
@@ -182,10 +184,23 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
   };
 
   const start = (key: string, input: CleanInput, slot: Pending<RowResult>) => {
+    onTheWay++;
+    let arrived = false;
+    const answerArrived = () => {
+      if (arrived) return;
+      arrived = true;
+      onTheWay--;
+      queued.startWhatFits();
+    };
     // Journal first: once the answer is durably on disk, no later run pays for it again. A row
-    // whose answer is not durable is not done (and the run stops: see saveUnsaved).
+    // whose answer is not durable is not done (and the run stops: see saveUnsaved). The line is
+    // written before the next request is handed over (put() writes before it first awaits).
     const task = sender
-      .send(input, (outcome) => store.put(key, outcome))
+      .send(input, (outcome) => {
+        const kept = store.put(key, outcome);
+        answerArrived();
+        return kept;
+      })
       .then((sent) => {
         if (sent.sent && sent.billable && !sent.kept) {
           journalBroken = true;
@@ -208,7 +223,7 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
       })
       .finally(() => {
         tasks.delete(task);
-        queued.startWhatFits();
+        answerArrived();
       });
     tasks.add(task);
   };

@@ -6,6 +6,13 @@ import { BulkError } from './bulk-error.js';
 import type { BulkOptions } from './bulk-options.js';
 import { acquireLock, type FileLock } from './file-lock.js';
 
+// A run syncs its journal at most this often, each sync covering every answer written meanwhile.
+// Each fdatasync is work for the kernel's journal on a machine that is also running the network:
+// on 6,400 requests at the benchmark's latency and concurrency, syncing every 50 ms rather than
+// every 10 ms made the run 1% faster, as fast as not syncing at all. An answer's line is written
+// (a kill keeps it) the moment it arrives; only its row waits up to this long to count as done.
+const JOURNAL_SYNC_INTERVAL_MS = 50;
+
 // The answer cache (locked, journal loaded) and the output's lock; stops before anything is sent.
 export function openFiles(
   options: BulkOptions,
@@ -18,6 +25,7 @@ export function openFiles(
       namespace: options.namespace,
       maxAgeMs: options.maxAgeMs,
       now: options.sender.now,
+      syncIntervalMs: JOURNAL_SYNC_INTERVAL_MS,
       ...(options.alsoReads ? { alsoReads: options.alsoReads } : {}),
       ...(options.scrub ? { scrub: options.scrub } : {}),
       ...(options.rescueDir ? { rescueDir: options.rescueDir } : {}),
