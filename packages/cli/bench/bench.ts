@@ -48,6 +48,8 @@ const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 const n = (x: number) => x.toLocaleString('en-US');
 const r = (x: number) => x.toFixed(2);
+// Targets show one more digit: a ratio of 0.967 against a target of 0.97 must not print as 0.97.
+const r3 = (x: number) => x.toFixed(3);
 const rss = (run: Run) => (run.timeRssKb ? run.timeRssKb * 1024 : run.summary.maxRssBytes);
 const cpu = (run: Run) => Number(run.summary.cpuMs);
 
@@ -128,10 +130,10 @@ try {
     '(a) CPU per request: enrich | peer',
     `${cpuPerRequest.toFixed(3)} ms | ${(cpu(aPeer) / ROWS).toFixed(3)} ms (enrich CPU ${s(cpu(a))}, peak RSS ${mb(rss(a))})`,
   );
-  target('3. 20,000 distinct: ideal / wall >= 0.97', r(ideal / a.wallMs), ideal / a.wallMs >= 0.97);
+  target('3. 20,000 distinct: ideal / wall >= 0.97', r3(ideal / a.wallMs), ideal / a.wallMs >= 0.97);
   target(
     '3. ... and not slower than the peer: enrich / peer wall <= 1',
-    r(a.wallMs / aPeer.wallMs),
+    r3(a.wallMs / aPeer.wallMs),
     a.wallMs <= aPeer.wallMs,
   );
   target('4. CPU per request <= 0.35 ms', `${cpuPerRequest.toFixed(3)} ms`, cpuPerRequest <= 0.35);
@@ -183,10 +185,10 @@ try {
     `${n(b2Stats.transactions - b1Stats.transactions)} (summary: ${n(b2.summary.transactions)})`,
   );
   row('(b) second run: wall / peak RSS', `${s(b2.wallMs)} / ${mb(rss(b2))}`);
-  target('1. 1M rows, 10k distinct: bound / wall >= 0.9', r(bound / b1.wallMs), bound / b1.wallMs >= 0.9);
+  target('1. 1M rows, 10k distinct: bound / wall >= 0.9', r3(bound / b1.wallMs), bound / b1.wallMs >= 0.9);
   target(
     '2. same file fully cached: wall / CSV pass <= 1.3',
-    r(b2.wallMs / pass.wallMs),
+    r3(b2.wallMs / pass.wallMs),
     b2.wallMs / pass.wallMs <= 1.3,
   );
   const peak = Math.max(rss(b1), rss(b2));
