@@ -127,6 +127,13 @@ async function check(keepAskAgain = false): Promise<void> {
   showMessage('');
   const askAgain = keepAskAgain && $<HTMLInputElement>('ask-again-unreadable').checked;
   invalidatePlan();
+  if (keepAskAgain) {
+    // The box just ticked or unticked stays as the user left it while the plan is asked for again:
+    // cleared and hidden meanwhile, it vanished under the pointer and read as unticked until the
+    // answer came back.
+    $('ask-again').hidden = false;
+    $<HTMLInputElement>('ask-again-unreadable').checked = askAgain;
+  }
   try {
     const result = await call('planRun', { ...runRequest(), askAgainUnreadable: askAgain });
     plan = result;
