@@ -85,6 +85,8 @@ export class AnswerStore {
   private notDurable = new Map<number, { key: string; text: string }>();
   private syncing: Promise<void> | undefined;
   private lastSyncAt = Number.NEGATIVE_INFINITY;
+  /** Ends the wait before the next sync, while there is one (see syncSoon). */
+  private endWait: (() => void) | undefined;
   /** The first write or sync error; once set, nothing more is written this run. */
   failure: Error | undefined;
   /** Answers that arrived but are not known to be on disk, by key (JSON lines). */
@@ -246,6 +248,14 @@ export class AnswerStore {
     this.lock = undefined;
   }
 
+  /**
+   * Syncs without waiting out the interval: the caller expects no more answers soon (none is on the
+   * way), so waiting would only make the last rows, and the run's end, later.
+   */
+  syncSoon(): void {
+    this.endWait?.();
+  }
+
   private async waitDurable(seq: number): Promise<boolean> {
     while (this.durable < seq) {
       if (this.failure) return false;
@@ -263,7 +273,16 @@ export class AnswerStore {
     // for 20,000 answers, each a round trip through the thread pool; a quarter of the run's CPU).
     // The wait holds back only when rows count as done, never a request: the line is already written.
     const wait = this.lastSyncAt + this.syncIntervalMs - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (wait > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, wait);
+        this.endWait = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.endWait = undefined;
+    }
     const fd = this.fd;
     const target = this.written;
     if (fd === undefined) return;

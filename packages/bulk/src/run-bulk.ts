@@ -191,6 +191,8 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
       arrived = true;
       onTheWay--;
       queued.startWhatFits();
+      // Nothing more on the way (the last answers of the run, or of a pause): sync them now.
+      if (onTheWay === 0) store.syncSoon();
     };
     // Journal first: once the answer is durably on disk, no later run pays for it again. A row
     // whose answer is not durable is not done (and the run stops: see saveUnsaved). The line is
