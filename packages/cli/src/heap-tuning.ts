@@ -4,8 +4,8 @@
 // first thousands of distinct requests wait for answers), later ones from the same code are
 // garbage within a row. Pretenured, they filled the old generation between collections: on a
 // 1,000,000-row file the peak RSS was 150-160 MiB for a live heap of about 15 MiB, and the extra
-// collections cost a fifth of the run's CPU time. Without pretenuring: about 128 MiB, and less CPU
-// (see the benchmark's figures in the README).
+// collections cost a fifth of the run's CPU time. Without pretenuring: 125-142 MiB over four
+// benchmark runs (it varies with when V8 collects), and less CPU.
 //
 // A V8 flag set at run time: an installed command's shebang cannot portably pass flags to node.
 // V8 reads this one at each garbage collection; an engine without it prints a warning and carries
