@@ -85,6 +85,8 @@ export class AnswerStore {
   private notDurable = new Map<number, { key: string; text: string }>();
   private syncing: Promise<void> | undefined;
   private lastSyncAt = Number.NEGATIVE_INFINITY;
+  /** syncSoon() was called and no answer has been put since: the next sync does not wait. */
+  private hurry = false;
   /** Ends the wait before the next sync, while there is one (see syncSoon). */
   private endWait: (() => void) | undefined;
   /** The first write or sync error; once set, nothing more is written this run. */
@@ -165,6 +167,8 @@ export class AnswerStore {
    */
   async put(key: string, outcome: Outcome): Promise<boolean> {
     if (this.lock === undefined) throw new Error('The answer cache is open read-only');
+    // Another answer: more may be on the way (the caller says so again if not).
+    this.hurry = false;
     const line: Line = { v: FORMAT_VERSION, ns: this.namespace, key, at: this.now(), outcome };
     const text = this.scrub(JSON.stringify(line));
     if (this.failure) {
@@ -250,9 +254,11 @@ export class AnswerStore {
 
   /**
    * Syncs without waiting out the interval: the caller expects no more answers soon (none is on the
-   * way), so waiting would only make the last rows, and the run's end, later.
+   * way), so waiting would only make the last rows, and the run's end, later. Holds until the next
+   * put(): a sync under way when it is called is followed at once by the next, not after the interval.
    */
   syncSoon(): void {
+    this.hurry = true;
     this.endWait?.();
   }
 
@@ -273,7 +279,7 @@ export class AnswerStore {
     // for 20,000 answers, each a round trip through the thread pool; a quarter of the run's CPU).
     // The wait holds back only when rows count as done, never a request: the line is already written.
     const wait = this.lastSyncAt + this.syncIntervalMs - performance.now();
-    if (wait > 0) {
+    if (wait > 0 && !this.hurry) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, wait);
         this.endWait = () => {

@@ -3,6 +3,7 @@
 // engine's estimatedRows from the rows read per byte read so far.
 import { estimatedRows } from '@enrich/bulk';
 import cliProgress from 'cli-progress';
+import { grouped } from './terminal-text.js';
 
 export interface ProgressSnapshot {
   /** Rows read, and rows written to the output. */
@@ -33,9 +34,9 @@ export function barProgress(stream: NodeJS.WritableStream, label: string): Progr
     const perMs = elapsed > 0 ? s.written / elapsed : 0;
     const left = estimatedRows({ ...s, totalBytes }) - s.written;
     return {
-      written: s.written.toLocaleString('en-US'),
+      written: grouped(s.written),
       rate: rate(s.written, elapsed),
-      spent: s.transactions.toLocaleString('en-US'),
+      spent: grouped(s.transactions),
       remaining: perMs > 0 ? duration(left / perMs) : '...',
     };
   };
@@ -85,8 +86,8 @@ export function lineProgress(stream: Stream, label: string, everyMs = 10_000): P
         const s = read();
         const share = Math.floor((100 * s.written) / estimatedRows({ ...s, totalBytes }));
         stream.write(
-          `${label}: ${s.written.toLocaleString('en-US')} rows written (about ${share}% of the file), ` +
-            `${rate(s.written, Date.now() - started)} rows/s, ${s.transactions.toLocaleString('en-US')} transactions\n`,
+          `${label}: ${grouped(s.written)} rows written (about ${share}% of the file), ` +
+            `${rate(s.written, Date.now() - started)} rows/s, ${grouped(s.transactions)} transactions\n`,
         );
       }, everyMs);
       timer.unref();
@@ -105,5 +106,5 @@ function duration(ms: number): string {
 }
 
 function rate(rows: number, ms: number): string {
-  return ms > 0 ? Math.round((rows * 1000) / ms).toLocaleString('en-US') : '0';
+  return ms > 0 ? grouped(Math.round((rows * 1000) / ms)) : '0';
 }

@@ -1,26 +1,25 @@
 // The closing summary of a bulk run or a dry run, for people (JSON is the summary object itself).
 import type { BulkSummary } from './bulk.js';
 import type { DryRunSummary } from './dry-run.js';
-import { printable, twoColumns } from './terminal-text.js';
-
-const n = (value: number) => value.toLocaleString('en-US');
+import { grouped, printable, twoColumns } from './terminal-text.js';
 
 export function bulkReport(title: string, s: BulkSummary): string {
   const rows: [string, string][] = [
-    ['rows', n(s.rows)],
-    ['distinct requests', `${n(s.distinct)} (${n(s.fromCache)} answered from the cache)`],
-    ['transactions spent', n(s.transactions)],
-    ['ok', n(s.ok)],
-    ['no match', n(s.noMatch)],
-    ['invalid', s.blank > 0 ? `${n(s.invalid)} (${n(s.blank)} blank)` : n(s.invalid)],
-    ['errors', n(s.errors)],
+    ['rows', grouped(s.rows)],
+    ['distinct requests', `${grouped(s.distinct)} (${grouped(s.fromCache)} answered from the cache)`],
+    ['transactions spent', grouped(s.transactions)],
+    ['ok', grouped(s.ok)],
+    ['no match', grouped(s.noMatch)],
+    ['invalid', s.blank > 0 ? `${grouped(s.invalid)} (${grouped(s.blank)} blank)` : grouped(s.invalid)],
+    ['errors', grouped(s.errors)],
   ];
-  if (s.unreadable > 0) rows.push(['paid, unreadable', n(s.unreadable)]);
-  if (s.notAsDocumented > 0) rows.push(['not as documented', `${n(s.notAsDocumented)} (of the ok rows)`]);
-  if (s.notSent > 0) rows.push(['not sent', n(s.notSent)]);
-  if (s.abandoned > 0) rows.push(['abandoned in flight', `${n(s.abandoned)} (may have been paid)`]);
-  if (s.attempts > s.requests) rows.push(['retries', n(s.attempts - s.requests)]);
-  if (s.throttled > 0) rows.push(['429 waits', n(s.throttled)]);
+  if (s.unreadable > 0) rows.push(['paid, unreadable', grouped(s.unreadable)]);
+  if (s.notAsDocumented > 0)
+    rows.push(['not as documented', `${grouped(s.notAsDocumented)} (of the ok rows)`]);
+  if (s.notSent > 0) rows.push(['not sent', grouped(s.notSent)]);
+  if (s.abandoned > 0) rows.push(['abandoned in flight', `${grouped(s.abandoned)} (may have been paid)`]);
+  if (s.attempts > s.requests) rows.push(['retries', grouped(s.attempts - s.requests)]);
+  if (s.throttled > 0) rows.push(['429 waits', grouped(s.throttled)]);
   rows.push(['time', seconds(s.elapsedMs)]);
   const lines = [`${title}: ${s.input} -> ${s.output}`, indent(twoColumns(rows))];
   lines.push(...examples(s.invalidExamples));
@@ -37,34 +36,34 @@ export function bulkNotes(s: BulkSummary, cachePath: string): string {
   const notes: string[] = [];
   if (s.unreadable > 0) {
     notes.push(
-      `${n(s.unreadable)} row${s.unreadable === 1 ? ' has' : 's have'} a paid, unreadable answer: the service was paid (it answered 200) but the body was cut, too big, or not a JSON object. What arrived is kept in the answer cache; these are not asked again automatically. --retry-unreadable asks again, at one transaction each (--dry-run --retry-unreadable counts them).`,
+      `${grouped(s.unreadable)} row${s.unreadable === 1 ? ' has' : 's have'} a paid, unreadable answer: the service was paid (it answered 200) but the body was cut, too big, or not a JSON object. What arrived is kept in the answer cache; these are not asked again automatically. --retry-unreadable asks again, at one transaction each (--dry-run --retry-unreadable counts them).`,
     );
   }
   if (s.askedAgain > 0) {
     notes.push(
-      `--retry-unreadable: ${n(s.askedAgain)} paid-unreadable answers were asked for again (one transaction each).`,
+      `--retry-unreadable: ${grouped(s.askedAgain)} paid-unreadable answers were asked for again (one transaction each).`,
     );
   }
   if (s.notAsDocumented > 0) {
     const extra =
       s.extraColumns.length > 0 ? `; extra columns added: ${s.extraColumns.map(printable).join(', ')}` : '';
     notes.push(
-      `${n(s.notAsDocumented)} answer${s.notAsDocumented === 1 ? '' : 's'} differed from the API description (see the status column); everything that arrived was kept${extra}.`,
+      `${grouped(s.notAsDocumented)} answer${s.notAsDocumented === 1 ? '' : 's'} differed from the API description (see the status column); everything that arrived was kept${extra}.`,
     );
   }
   if (s.unreadableCacheLines > 0) {
     notes.push(
-      `${n(s.unreadableCacheLines)} line${s.unreadableCacheLines === 1 ? '' : 's'} of the answer cache could not be read (torn by a kill, or not an answer) and ${s.unreadableCacheLines === 1 ? 'was' : 'were'} skipped.`,
+      `${grouped(s.unreadableCacheLines)} line${s.unreadableCacheLines === 1 ? '' : 's'} of the answer cache could not be read (torn by a kill, or not an answer) and ${s.unreadableCacheLines === 1 ? 'was' : 'were'} skipped.`,
     );
   }
   if (s.rescuedImported > 0) {
     notes.push(
-      `${n(s.rescuedImported)} answers that an earlier run could not write (disk full) were moved into the answer cache from its rescue file.`,
+      `${grouped(s.rescuedImported)} answers that an earlier run could not write (disk full) were moved into the answer cache from its rescue file.`,
     );
   }
   if (s.abandoned > 0) {
     notes.push(
-      `${n(s.abandoned)} request${s.abandoned === 1 ? ' was' : 's were'} still in flight when the run stopped and ${s.abandoned === 1 ? 'was' : 'were'} abandoned: the service may have been paid for ${s.abandoned === 1 ? 'it' : 'them'}, and a rerun asks again.`,
+      `${grouped(s.abandoned)} request${s.abandoned === 1 ? ' was' : 's were'} still in flight when the run stopped and ${s.abandoned === 1 ? 'was' : 'were'} abandoned: the service may have been paid for ${s.abandoned === 1 ? 'it' : 'them'}, and a rerun asks again.`,
     );
   }
   if (s.outputError) {
@@ -78,15 +77,15 @@ export function bulkNotes(s: BulkSummary, cachePath: string): string {
     if (u.count === 0) notes.push(`${what} No answer was lost: every answer that arrived is in it.`);
     else if (u.where === 'journal')
       notes.push(
-        `${what} ${n(u.count)} answers that arrived meanwhile were written to it after all: none lost.`,
+        `${what} ${grouped(u.count)} answers that arrived meanwhile were written to it after all: none lost.`,
       );
     else if (u.where === 'rescue')
       notes.push(
-        `${what} ${n(u.count)} paid answers that could not go into it were saved in ${u.rescuePath}; the next run with this cache moves them into it, so none is bought again.`,
+        `${what} ${grouped(u.count)} paid answers that could not go into it were saved in ${u.rescuePath}; the next run with this cache moves them into it, so none is bought again.`,
       );
     else
       notes.push(
-        `${what} ${n(u.count)} paid answer${u.count === 1 ? '' : 's'} could not be saved anywhere; a rerun buys ${u.count === 1 ? 'it' : 'them'} again (and nothing else).`,
+        `${what} ${grouped(u.count)} paid answer${u.count === 1 ? '' : 's'} could not be saved anywhere; a rerun buys ${u.count === 1 ? 'it' : 'them'} again (and nothing else).`,
       );
   }
   return notes.join('\n');
@@ -94,14 +93,16 @@ export function bulkNotes(s: BulkSummary, cachePath: string): string {
 
 export function dryRunReport(title: string, s: DryRunSummary, budget: number | undefined): string {
   const rows: [string, string][] = [
-    ['rows', n(s.rows)],
-    ['invalid rows', s.blank > 0 ? `${n(s.invalid)} (${n(s.blank)} blank)` : n(s.invalid)],
-    ['distinct valid requests', n(s.distinct)],
+    ['rows', grouped(s.rows)],
+    ['invalid rows', s.blank > 0 ? `${grouped(s.invalid)} (${grouped(s.blank)} blank)` : grouped(s.invalid)],
+    ['distinct valid requests', grouped(s.distinct)],
     [
       'already in the cache',
-      s.unreadable > 0 ? `${n(s.cached)} (${n(s.unreadable)} paid, unreadable)` : n(s.cached),
+      s.unreadable > 0
+        ? `${grouped(s.cached)} (${grouped(s.unreadable)} paid, unreadable)`
+        : grouped(s.cached),
     ],
-    ['transactions to spend', n(s.transactions)],
+    ['transactions to spend', grouped(s.transactions)],
   ];
   const mapped = Object.entries(s.mapping)
     .map(([field, column]) => `${field} <- "${printable(column)}"`)
@@ -115,7 +116,7 @@ export function dryRunReport(title: string, s: DryRunSummary, budget: number | u
   ];
   if (budget !== undefined && s.distinct - s.cached > budget) {
     lines.push(
-      `  --max-transactions ${n(budget)} would stop the run before ${n(s.distinct - s.cached - budget)} of them`,
+      `  --max-transactions ${grouped(budget)} would stop the run before ${grouped(s.distinct - s.cached - budget)} of them`,
     );
   }
   return lines.join('\n');

@@ -128,6 +128,59 @@ describe('durable before done', () => {
     }
   });
 
+  it('syncs at most once per interval, and at once when syncSoon() says no answer is on the way', async () => {
+    const store = AnswerStore.open({
+      path: join(tempDir(), 'c.jsonl'),
+      namespace: 'test',
+      maxAgeMs: Number.POSITIVE_INFINITY,
+      syncIntervalMs: 60_000,
+    });
+    try {
+      await store.put('k0', record);
+      let second = false;
+      const put = store.put('k1', record).then((ok) => {
+        second = ok;
+      });
+      await new Promise((r) => setTimeout(r, 50));
+      // The second answer waits out the interval after the first sync.
+      expect(second).toBe(false);
+      store.syncSoon();
+      await put;
+      expect(second).toBe(true);
+      expect(store.syncs).toBe(2);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('syncSoon() during a sync: the sync after it does not wait out the interval', async () => {
+    let release: () => void = () => undefined;
+    const store = AnswerStore.open({
+      path: join(tempDir(), 'c.jsonl'),
+      namespace: 'test',
+      maxAgeMs: Number.POSITIVE_INFINITY,
+      syncIntervalMs: 60_000,
+      syncFile: () =>
+        new Promise<void>((resolve) => {
+          release = resolve;
+        }),
+    });
+    try {
+      const first = store.put('k0', record);
+      // The last answer arrives while the first sync is under way; none is on the way after it.
+      const last = store.put('k1', record);
+      store.syncSoon();
+      release();
+      await first;
+      await new Promise((r) => setTimeout(r, 20));
+      release();
+      expect(await last).toBe(true);
+      expect(store.syncs).toBe(2);
+    } finally {
+      store.close();
+    }
+  });
+
   it('a failed sync keeps the answers in memory; saveUnsaved puts them in a rescue file that the next open imports', async () => {
     const dir = tempDir();
     const rescueDir = tempDir();

@@ -8,6 +8,7 @@ import { outputHeader } from '../src/bulk.js';
 import { flagOf } from '../src/commands/field-option.js';
 import { addOperationCommand } from '../src/commands/operation.js';
 import { parseDuration, parseMap, parseRate } from '../src/options.js';
+import { grouped } from '../src/terminal-text.js';
 
 /** The field values an operation's command reads from these arguments, as the real command parses them. */
 async function fieldValues(op: Operation, args: readonly string[]): Promise<Record<string, string>> {
@@ -212,5 +213,13 @@ describe('output header', () => {
       'Result (email-verify)',
       'status',
     ]);
+  });
+});
+
+describe('grouped', () => {
+  it('writes whole numbers as en-US does, thousands separated by commas', () => {
+    const values = [0, 7, 999, 1000, 12_345, 999_999, 1_000_000, -1234, -999, Number.MAX_SAFE_INTEGER];
+    for (let i = 1; i < 1e15; i *= 7) values.push(i, i - 1);
+    for (const value of values) expect(grouped(value)).toBe(value.toLocaleString('en-US'));
   });
 });
