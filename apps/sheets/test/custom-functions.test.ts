@@ -152,7 +152,7 @@ describe('column ranges, as a formula over cells', () => {
     expect(rt.http).toHaveLength(2);
   });
 
-  test('440 and a 500 that outlasts the retries are row errors; the other rows are answered', () => {
+  test('a 440 is a no match with its reason (as the CLI writes it), a 500 that outlasts the retries a row error; the other rows are answered', () => {
     const rt = newRuntime();
     const out = rt.customFunction(
       rt.owner,
@@ -160,7 +160,7 @@ describe('column ranges, as a formula over cells', () => {
       [[5550000440], [5550000500], [5550102030]],
       'FName',
     ) as string[][];
-    expect(out[0]?.[0]).toMatch(/^error: Too many records match \(440\)/);
+    expect(out[0]?.[0]).toMatch(/^no match: Too many records match \(440\)/);
     expect(out[1]?.[0]).toMatch(/^error: The service had an error \(500\)/);
     expect(out[2]?.[0]).toBe(referenceRecord('/v3/lookup/phone', { Phone: '5550102030' }).Name.FName);
     // 500 is retried per core's policy (5 attempts); 440 is not retried.

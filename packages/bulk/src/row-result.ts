@@ -4,15 +4,16 @@
 import {
   flattenRecord,
   type LeafValue,
-  type Mismatch,
+  mismatchedFieldCount,
   neutraliseFormula,
-  notAsDocumented,
   type Operation,
   type Outcome,
   type OutputRecord,
   outputColumns,
   ROW_OUTCOMES,
   type RowOutcomeKind,
+  rowKindOf,
+  rowStatusOf,
   rowStatusText,
 } from '@enrich/core';
 
@@ -53,10 +54,7 @@ function cell(value: LeafValue | undefined): string {
 
 /** Whether a stored outcome is a paid answer that could not be read (also as an earlier version stored it). */
 export function isUnreadable(outcome: Outcome): boolean {
-  return (
-    outcome.kind === 'unreadable' ||
-    (outcome.kind === 'error' && outcome.error.code === 'bad-response' && outcome.error.status === 200)
-  );
+  return rowKindOf(outcome) === 'unreadable';
 }
 
 /**
@@ -69,40 +67,22 @@ export function resultOf(op: Operation, outcome: Outcome, columns: readonly stri
     case 'record': {
       // Answers journaled by earlier versions have neither extra nor mismatches.
       const extra = outcome.extra ?? {};
-      const mismatches: readonly Mismatch[] = outcome.mismatches ?? [];
       const documented = flattenRecord(op, outcome.record as OutputRecord, columns);
       const cells = columns.map((column, i) =>
         column in extra && !isDocumented(op, column) ? cell(extra[column]) : cell(documented[i]),
       );
       const extraCells: Record<string, string> = {};
       for (const [name, value] of Object.entries(extra)) extraCells[name] = cell(value);
-      const differ = mismatchedFields(mismatches);
-      const status = rowStatusText('ok', notAsDocumented(differ));
+      const { status } = rowStatusOf(outcome);
+      const differ = mismatchedFieldCount(outcome);
       return Object.keys(extraCells).length > 0
         ? { kind: 'ok', status, cells, extra: extraCells, mismatches: differ }
         : { kind: 'ok', status, cells, mismatches: differ };
     }
-    case 'no-match':
-      return { kind: 'no-match', status: rowStatusText('no-match'), cells: blank };
-    case 'unreadable':
-      return { kind: 'unreadable', status: rowStatusText('unreadable', outcome.reason), cells: blank };
-    case 'error':
-      if (isUnreadable(outcome))
-        return {
-          kind: 'unreadable',
-          status: rowStatusText('unreadable', outcome.error.message),
-          cells: blank,
-        };
-      // Too many results (440) is paid and says nothing matched precisely enough: a kind of no match.
-      if (outcome.error.code === 'too-many-results')
-        return { kind: 'no-match', status: rowStatusText('no-match', outcome.error.message), cells: blank };
-      return { kind: 'error', status: rowStatusText('error', outcome.error.message), cells: blank };
+    default:
+      // No record: core says what kind of row it makes (a 440 is a no match), with the reason.
+      return { ...rowStatusOf(outcome), cells: blank };
   }
-}
-
-/** Distinct fields that differed (a field can differ in case and type at once). */
-function mismatchedFields(mismatches: readonly Mismatch[]): number {
-  return new Set(mismatches.map((m) => m.field)).size;
 }
 
 const documentedCache = new WeakMap<Operation, Set<string>>();

@@ -4,11 +4,14 @@ import {
   BILLABLE_STATUSES,
   EXIT_CODES,
   FIELD_KINDS,
+  getOperation,
   isRetryable,
   looksLikeFormula,
   neutraliseFormula,
   notAsDocumented,
   ROW_OUTCOMES,
+  readResponse,
+  rowStatusOf,
   rowStatusText,
   STATUS_TABLE,
   STOP_REASONS,
@@ -35,6 +38,34 @@ describe('row outcomes', () => {
     expect(rowStatusText('unreadable', 'the body is not JSON')).toBe(
       'paid, unreadable: the body is not JSON',
     );
+  });
+
+  it('gives every answer its kind of row and status, the same in every client: a 440 is a no match', () => {
+    const op = getOperation('phone-lookup');
+    const answer = (status: number, body = '') => readResponse(op, { status, headers: {}, body });
+    expect(rowStatusOf(answer(204))).toEqual({ kind: 'no-match', status: 'no match' });
+    expect(rowStatusOf(answer(440, '{}'))).toEqual({
+      kind: 'no-match',
+      status: `no match: ${statusInfo(440).message}`,
+    });
+    expect(rowStatusOf(answer(500, '{}'))).toEqual({
+      kind: 'error',
+      status: `error: ${statusInfo(500).message}`,
+    });
+    expect(rowStatusOf(answer(200, 'not json'))).toEqual({
+      kind: 'unreadable',
+      status: 'paid, unreadable: the body is not JSON',
+    });
+    // As answer caches of earlier versions hold an unreadable 200.
+    const older = {
+      kind: 'error',
+      error: { code: 'bad-response', message: 'not JSON', status: 200 },
+    } as const;
+    expect(rowStatusOf(older)).toEqual({ kind: 'unreadable', status: 'paid, unreadable: not JSON' });
+    const record = answer(200, JSON.stringify({ Name: { FName: 7, LName: 'Doe' } }));
+    expect(record.kind).toBe('record');
+    // FName came as a number: one field not as documented.
+    expect(rowStatusOf(record)).toEqual({ kind: 'ok', status: 'ok (1 field not as documented)' });
   });
 
   it('marks the outcomes that cost a transaction', () => {

@@ -1,5 +1,6 @@
 // One answer as one row of cells, the same for formulas and the sidebar: a status in core's words
-// (`ok`, `ok (2 fields not as documented)`, `no match`, `paid, unreadable: <why>`, `error: <why>`)
+// (`ok`, `ok (2 fields not as documented)`, `no match`, `no match: Too many records match (440)…`,
+// `paid, unreadable: <why>`, `error: <why>`)
 // and the chosen columns' values. Columns are documented names (core's flat names) or extra fields
 // the service sent beyond the API description (`DID`, `Name.Nick`), which core keeps in
 // `outcome.extra` with dotted names.
@@ -7,12 +8,11 @@ import {
   chooseColumns,
   flattenRecord,
   type LeafValue,
-  notAsDocumented,
   type Operation,
   type Outcome,
   outputField,
   type RowOutcomeKind,
-  rowStatusText,
+  rowStatusOf,
 } from '@enrich/core';
 
 export interface OutcomeRow {
@@ -68,27 +68,13 @@ export function extraValue(outcome: Outcome, name: string): LeafValue | undefine
   return found === undefined ? undefined : extra[found];
 }
 
-/** How many distinct fields of the answer differed from the API description. */
-export function mismatchedFields(outcome: Outcome): number {
-  if (outcome.kind !== 'record') return 0;
-  return new Set((outcome.mismatches ?? []).map((m) => m.field)).size;
-}
-
 export function outcomeRow(op: Operation, outcome: Outcome, columns: readonly string[]): OutcomeRow {
-  const blank = (): LeafValue[] => columns.map(() => '');
-  switch (outcome.kind) {
-    case 'record': {
-      const documented = flattenRecord(op, outcome.record, columns);
-      const values = columns.map((name, i) =>
-        outputField(op, name) ? (documented[i] ?? '') : (extraValue(outcome, name) ?? ''),
-      );
-      return { kind: 'ok', status: rowStatusText('ok', notAsDocumented(mismatchedFields(outcome))), values };
-    }
-    case 'no-match':
-      return { kind: 'no-match', status: rowStatusText('no-match'), values: blank() };
-    case 'unreadable':
-      return { kind: 'unreadable', status: rowStatusText('unreadable', outcome.reason), values: blank() };
-    case 'error':
-      return { kind: 'error', status: rowStatusText('error', outcome.error.message), values: blank() };
-  }
+  // The kind and the status are core's, as the CLI writes them (a 440 is a no match, say).
+  const { kind, status } = rowStatusOf(outcome);
+  if (outcome.kind !== 'record') return { kind, status, values: columns.map(() => '') };
+  const documented = flattenRecord(op, outcome.record, columns);
+  const values = columns.map((name, i) =>
+    outputField(op, name) ? (documented[i] ?? '') : (extraValue(outcome, name) ?? ''),
+  );
+  return { kind, status, values };
 }

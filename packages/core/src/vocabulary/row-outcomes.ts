@@ -2,6 +2,8 @@
 // client writes for it in the row's status. The CLI's output files are compared byte for byte
 // across versions, so these words do not change lightly.
 
+import type { Outcome } from '../response.js';
+
 export type RowOutcomeKind = 'ok' | 'no-match' | 'invalid' | 'blank' | 'error' | 'unreadable';
 
 export interface RowOutcome {
@@ -36,4 +38,49 @@ export function rowStatusText(kind: RowOutcomeKind, detail?: string): string {
 export function notAsDocumented(fields: number): string | undefined {
   if (fields === 0) return undefined;
   return `${fields} field${fields === 1 ? '' : 's'} not as documented`;
+}
+
+/** The kinds of row an answer (or an error instead of one) makes. */
+export type AnsweredKind = Exclude<RowOutcomeKind, 'invalid' | 'blank'>;
+
+/**
+ * The kind of row an answer makes, the same in every client. A 440 (too many matches) is paid and
+ * says that nothing matched precisely enough: a kind of no match, with the service's reason as the
+ * detail. A 200 whose body could not be read is paid, unreadable, also as answer caches written by
+ * earlier versions hold it (an error of code bad-response with status 200).
+ */
+export function rowKindOf(outcome: Outcome): AnsweredKind {
+  switch (outcome.kind) {
+    case 'record':
+      return 'ok';
+    case 'no-match':
+      return 'no-match';
+    case 'unreadable':
+      return 'unreadable';
+    case 'error':
+      if (outcome.error.code === 'bad-response' && outcome.error.status === 200) return 'unreadable';
+      return outcome.error.code === 'too-many-results' ? 'no-match' : 'error';
+  }
+}
+
+/** How many distinct fields of an answer differed from the API description (one can differ twice). */
+export function mismatchedFieldCount(outcome: Outcome): number {
+  if (outcome.kind !== 'record') return 0;
+  // Answers journaled by earlier versions have no mismatches.
+  const mismatches = (outcome.mismatches as typeof outcome.mismatches | undefined) ?? [];
+  return new Set(mismatches.map((m) => m.field)).size;
+}
+
+/** The row an answer makes: its kind, and its status text with the detail (`no match: Too many…`). */
+export function rowStatusOf(outcome: Outcome): { readonly kind: AnsweredKind; readonly status: string } {
+  const kind = rowKindOf(outcome);
+  const detail =
+    outcome.kind === 'record'
+      ? notAsDocumented(mismatchedFieldCount(outcome))
+      : outcome.kind === 'unreadable'
+        ? outcome.reason
+        : outcome.kind === 'error'
+          ? outcome.error.message
+          : undefined;
+  return { kind, status: rowStatusText(kind, detail) };
 }
