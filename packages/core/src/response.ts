@@ -9,7 +9,7 @@
 import type { Operation } from './catalog.js';
 import { type CallError, callError } from './errors.js';
 import { DEFAULT_MAX_BODY_BYTES, type HttpResponse } from './http.js';
-import type { LeafField, OutputShape } from './outputs.js';
+import type { LeafField, OutputField, OutputShape } from './outputs.js';
 import { parseRetryAfter } from './retry.js';
 import { statusInfo } from './vocabulary/status-codes.js';
 
@@ -162,15 +162,16 @@ interface ReadState {
 type Read = { [field: string]: LeafValue | { [leaf: string]: LeafValue } };
 
 function readShape(shape: OutputShape, source: Record<string, unknown>, state: ReadState): Read {
-  const found = matchNames(Object.keys(shape), source, '', state);
+  const top = levelOf(shape);
+  const found = matchNames(top, source, state);
   const out: Read = {};
-  for (const [name, field] of Object.entries(shape)) {
-    const value = found.values.get(name);
-    if (field.type !== 'object') {
-      out[name] = readLeaf(field, value, name, state);
+  for (const { name, field, group } of top.entries) {
+    const value = documentedValue(found, source, name);
+    if (group === undefined) {
+      out[name] = readLeaf(field as LeafField, value, name, state);
       continue;
     }
-    const group: { [leaf: string]: LeafValue } = {};
+    const values: { [leaf: string]: LeafValue } = {};
     const sourceGroup = isObject(value) ? value : {};
     if (value !== undefined && value !== null && value !== '' && !isObject(value)) {
       // A group that came as one value (Name as "JANE DOE"): keep the value where it can be seen.
@@ -181,51 +182,106 @@ function readShape(shape: OutputShape, source: Record<string, unknown>, state: R
       });
       putExtra(state, name, asLeaf(value));
     }
-    const leaves = matchNames(Object.keys(field.fields), sourceGroup, `${name}.`, state);
-    for (const [leaf, leafField] of Object.entries(field.fields)) {
-      group[leaf] = readLeaf(leafField, leaves.values.get(leaf), `${name}.${leaf}`, state);
+    const leaves = matchNames(group, sourceGroup, state);
+    for (const leaf of group.entries) {
+      values[leaf.name] = readLeaf(
+        leaf.field as LeafField,
+        documentedValue(leaves, sourceGroup, leaf.name),
+        leaf.path,
+        state,
+      );
     }
-    for (const key of leaves.unknown) flattenUnknown(`${name}.${key}`, sourceGroup[key], 1, state);
-    out[name] = group;
+    for (const key of leaves?.unknown ?? []) flattenUnknown(`${name}.${key}`, sourceGroup[key], 1, state);
+    out[name] = values;
   }
-  for (const key of found.unknown) flattenUnknown(key, source[key], 0, state);
+  for (const key of found?.unknown ?? []) flattenUnknown(key, source[key], 0, state);
   return out;
 }
 
 /**
- * Finds each documented name among the keys of `source`: exactly, else without regard to case (the
- * first such key). Returns the values found and the keys no documented name claimed.
+ * One level of an output shape (the record, or one group), worked out once per shape: every answer
+ * is read against it, and building the lists for each answer was a good part of reading one.
  */
-function matchNames(
-  names: readonly string[],
+interface Level {
+  readonly entries: readonly {
+    readonly name: string;
+    readonly field: OutputField;
+    /** The dotted name mismatches give (`Address.Zip`). */
+    readonly path: string;
+    readonly group?: Level;
+  }[];
+  readonly names: readonly string[];
+  readonly nameSet: ReadonlySet<string>;
+}
+
+const levels = new WeakMap<OutputShape, Level>();
+
+function levelOf(shape: OutputShape): Level {
+  let level = levels.get(shape);
+  if (level === undefined) {
+    level = makeLevel(shape, '');
+    levels.set(shape, level);
+  }
+  return level;
+}
+
+function makeLevel(fields: OutputShape, prefix: string): Level {
+  const entries = Object.entries(fields).map(([name, field]) =>
+    field.type === 'object'
+      ? { name, field, path: prefix + name, group: makeLevel(field.fields, `${name}.`) }
+      : { name, field, path: prefix + name },
+  );
+  const names = entries.map((entry) => entry.name);
+  return { entries, names, nameSet: new Set(names) };
+}
+
+/** Where matchNames found documented names under other spellings, and the keys it left. */
+interface Matched {
+  readonly values: Map<string, unknown>;
+  readonly unknown: string[];
+}
+
+/** A documented name's value: by its own name when the answer was as documented (no Matched). */
+function documentedValue(
+  matched: Matched | undefined,
   source: Record<string, unknown>,
-  prefix: string,
-  state: ReadState,
-): { values: Map<string, unknown>; unknown: string[] } {
+  name: string,
+): unknown {
+  if (matched !== undefined) return matched.values.get(name);
+  // biome-ignore lint/suspicious/noPrototypeBuiltins: Object.hasOwn is ES2022; this runs in Apps Script's V8 too (ES2020 bundle)
+  return Object.prototype.hasOwnProperty.call(source, name) ? source[name] : undefined;
+}
+
+/**
+ * Finds each documented name among the keys of `source`: exactly, else without regard to case (the
+ * first such key). Returns the values found and the keys no documented name claimed; or nothing
+ * when every key is a documented name, the answer as documented (then each is read by its name).
+ */
+function matchNames(level: Level, source: Record<string, unknown>, state: ReadState): Matched | undefined {
   const keys = Object.keys(source);
+  if (keys.every((key) => level.nameSet.has(key))) return undefined;
   const claimed = new Set<string>();
   const values = new Map<string, unknown>();
-  for (const name of names) {
+  for (const name of level.names) {
     // biome-ignore lint/suspicious/noPrototypeBuiltins: Object.hasOwn is ES2022; this runs in Apps Script's V8 too (ES2020 bundle)
     if (Object.prototype.hasOwnProperty.call(source, name)) {
       values.set(name, source[name]);
       claimed.add(name);
     }
   }
-  // The answer as documented (every key claimed by its own name): nothing left to match or report.
-  if (claimed.size === keys.length) return { values, unknown: [] };
   const byLowerCase = new Map<string, string>();
   for (const key of keys) {
     const lower = key.toLowerCase();
     if (!claimed.has(key) && !byLowerCase.has(lower)) byLowerCase.set(lower, key);
   }
-  for (const name of names) {
+  for (const entry of level.entries) {
+    const { name } = entry;
     if (values.has(name)) continue;
     const key = byLowerCase.get(name.toLowerCase());
     if (key === undefined || claimed.has(key)) continue;
     values.set(name, source[key]);
     claimed.add(key);
-    state.mismatches.push({ field: prefix + name, problem: 'case', detail: `sent as ${key}` });
+    state.mismatches.push({ field: entry.path, problem: 'case', detail: `sent as ${key}` });
   }
   return { values, unknown: keys.filter((k) => !claimed.has(k)) };
 }
