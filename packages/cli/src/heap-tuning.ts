@@ -12,9 +12,9 @@
 // RSS was 150-160 MiB for a live heap of about 15 MiB, and the extra collections cost a fifth of the
 // run's CPU time.
 //
-// 2. A young generation of at most 8 MiB. V8 doubles it (up to 32 MiB on 64-bit) while many objects
-// survive a collection, which a bulk run's rows in flight make them do; most of what it then holds
-// is garbage. Node's --max-semi-space-size would cap it, but only from the command line: at run
+// 2. A young generation of 8 MiB (16 at worst). V8 doubles it (up to 32 MiB on 64-bit) while many
+// objects survive a collection, which a bulk run's rows in flight make them do; most of what it
+// then holds is garbage. Node's --max-semi-space-size would cap it, but only from the command line: at run
 // time V8 reads the growth factor instead, so the factor is set to 1 (no growth) while the young
 // generation is at the cap, and back to V8's default of 2 if V8 has shrunk it. On the
 // 1,000,000-row file the peak RSS went from 128-149 MiB to 106-124 MiB. CPU time, in paired runs:
@@ -23,7 +23,7 @@
 import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
-/** The young generation (V8's new space: both semi-spaces) does not grow past this. */
+/** The young generation (V8's new space: both semi-spaces) stops growing here (see capYoungGeneration). */
 export const YOUNG_GENERATION_CAP_BYTES = 8 * 1024 * 1024;
 const V8_DEFAULT_GROWTH_FACTOR = 2;
 
@@ -32,9 +32,11 @@ export function tuneHeapForBulkRuns(): void {
   capYoungGeneration();
 }
 
-// Checked after every collection (V8 resizes the young generation only then), so the factor is 1
-// before the next one could double it again. A timer instead let it grow twice in between when the
-// machine was busy. The observer does not keep the process alive.
+// Checked after every collection (V8 resizes the young generation only then). The observer's
+// callback comes a turn of the event loop after the collection, so when two collections come back
+// to back (a scavenge, then the end of a full one) V8 can double it once more before the factor is
+// 1: 16 MiB at worst, on a busy machine, still half of what V8 alone grows it to. (A 20 ms timer
+// let it grow further.) The observer does not keep the process alive.
 function capYoungGeneration(): void {
   let growing = true;
   const check = () => {

@@ -29,10 +29,10 @@ function largestYoungGeneration(tuned: boolean): number {
 }
 
 describe('heap tuning', () => {
-  it('keeps the young generation at the cap, where V8 alone would grow it past', () => {
+  it('stops the young generation at the cap (at worst one doubling past it), where V8 alone grows it further', () => {
     const alone = largestYoungGeneration(false);
     const tuned = largestYoungGeneration(true);
-    expect(alone, `V8 alone: ${alone}`).toBeGreaterThan(YOUNG_GENERATION_CAP_BYTES);
-    expect(tuned, `tuned: ${tuned}`).toBeLessThanOrEqual(YOUNG_GENERATION_CAP_BYTES);
+    expect(alone, `V8 alone: ${alone}`).toBeGreaterThan(2 * YOUNG_GENERATION_CAP_BYTES);
+    expect(tuned, `tuned: ${tuned}`).toBeLessThanOrEqual(2 * YOUNG_GENERATION_CAP_BYTES);
   });
 });
