@@ -26,6 +26,7 @@ import { tmpdir } from 'node:os';
 import { dirname } from 'node:path';
 import type { Outcome } from '@enrich/core';
 import { acquireLock, type FileLock } from './file-lock.js';
+import { GroupCommit } from './group-commit.js';
 import {
   asError,
   describeFailure,
@@ -69,26 +70,15 @@ export class AnswerStore {
   private readonly now: () => number;
   private readonly scrub: (text: string) => string;
   private readonly rescuePath: string;
-  private readonly syncFile: (fd: number) => Promise<void>;
-  private readonly syncIntervalMs: number;
-  /** fdatasync calls made (each covers every line written before it). */
-  syncs = 0;
   private readonly index = new Map<string, number>();
   private fd: number | undefined;
   private size = 0;
   private lock: FileLock | undefined;
   /** The file ends without a newline (a torn last line): the next append starts with one. */
   private needsNewline = false;
-  // Group commit: lines written, lines known durable, and those written but not yet synced.
-  private written = 0;
-  private durable = 0;
+  private readonly commit: GroupCommit;
+  /** Lines written but not yet known to be durable, by sequence number (kept for a failed sync). */
   private notDurable = new Map<number, { key: string; text: string }>();
-  private syncing: Promise<void> | undefined;
-  private lastSyncAt = Number.NEGATIVE_INFINITY;
-  /** syncSoon() was called and no answer has been put since: the next sync does not wait. */
-  private hurry = false;
-  /** Ends the wait before the next sync, while there is one (see syncSoon). */
-  private endWait: (() => void) | undefined;
   /** The first write or sync error; once set, nothing more is written this run. */
   failure: Error | undefined;
   /** Answers that arrived but are not known to be on disk, by key (JSON lines). */
@@ -107,8 +97,22 @@ export class AnswerStore {
     this.now = options.now ?? Date.now;
     this.scrub = options.scrub ?? ((text) => text);
     this.rescuePath = rescuePathFor(options.path, options.rescueDir ?? tmpdir());
-    this.syncFile = options.syncFile ?? fdatasyncAsync;
-    this.syncIntervalMs = options.syncIntervalMs ?? 10;
+    const syncFile = options.syncFile ?? fdatasyncAsync;
+    this.commit = new GroupCommit({
+      intervalMs: options.syncIntervalMs ?? 10,
+      isOpen: () => this.fd !== undefined,
+      sync: () => syncFile(this.fd as number),
+      onDurable: (seq) => {
+        for (const written of this.notDurable.keys()) if (written <= seq) this.notDurable.delete(written);
+      },
+      onFailure: (error) => this.fail(error),
+      failed: () => this.failure !== undefined,
+    });
+  }
+
+  /** fdatasync calls made (each covers every line written before it). */
+  get syncs(): number {
+    return this.commit.syncs;
   }
 
   static open(options: AnswerStoreOptions): AnswerStore {
@@ -167,8 +171,6 @@ export class AnswerStore {
    */
   async put(key: string, outcome: Outcome): Promise<boolean> {
     if (this.lock === undefined) throw new Error('The answer cache is open read-only');
-    // Another answer: more may be on the way (the caller says so again if not).
-    this.hurry = false;
     const line: Line = { v: FORMAT_VERSION, ns: this.namespace, key, at: this.now(), outcome };
     const text = this.scrub(JSON.stringify(line));
     if (this.failure) {
@@ -185,9 +187,9 @@ export class AnswerStore {
       return false;
     }
     this.index.set(key, offset);
-    const seq = ++this.written;
+    const seq = this.commit.wrote();
     this.notDurable.set(seq, { key, text });
-    return this.waitDurable(seq);
+    return this.commit.waitDurable(seq);
   }
 
   /**
@@ -239,7 +241,7 @@ export class AnswerStore {
       if (this.lock && !this.failure) {
         try {
           fdatasyncSync(this.fd);
-          this.durable = this.written;
+          this.commit.allDurable();
           this.notDurable.clear();
         } catch {
           // Every answer that counted as done was synced already.
@@ -252,56 +254,9 @@ export class AnswerStore {
     this.lock = undefined;
   }
 
-  /**
-   * Syncs without waiting out the interval: the caller expects no more answers soon (none is on the
-   * way), so waiting would only make the last rows, and the run's end, later. Holds until the next
-   * put(): a sync under way when it is called is followed at once by the next, not after the interval.
-   */
+  /** Syncs without waiting out the interval: no answer is on the way (see group-commit.ts). */
   syncSoon(): void {
-    this.hurry = true;
-    this.endWait?.();
-  }
-
-  private async waitDurable(seq: number): Promise<boolean> {
-    while (this.durable < seq) {
-      if (this.failure) return false;
-      this.syncing ??= this.syncBatch().finally(() => {
-        this.syncing = undefined;
-      });
-      await this.syncing;
-    }
-    return true;
-  }
-
-  private async syncBatch(): Promise<void> {
-    // At most one sync per syncIntervalMs: answers arrive about a millisecond apart and a sync
-    // takes a tenth of that, so without the pause nearly every answer had a sync of its own (12,000
-    // for 20,000 answers, each a round trip through the thread pool; a quarter of the run's CPU).
-    // The wait holds back only when rows count as done, never a request: the line is already written.
-    const wait = this.lastSyncAt + this.syncIntervalMs - performance.now();
-    if (wait > 0 && !this.hurry) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait);
-        this.endWait = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.endWait = undefined;
-    }
-    const fd = this.fd;
-    const target = this.written;
-    if (fd === undefined) return;
-    try {
-      this.syncs++;
-      this.lastSyncAt = performance.now();
-      await this.syncFile(fd);
-    } catch (error) {
-      this.fail(error);
-      return;
-    }
-    this.durable = Math.max(this.durable, target);
-    for (const seq of this.notDurable.keys()) if (seq <= target) this.notDurable.delete(seq);
+    this.commit.syncSoon();
   }
 
   // A sync failed: from now on nothing is written; answers not known to be durable are held in memory.
