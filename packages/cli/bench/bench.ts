@@ -126,9 +126,10 @@ try {
   row('(a) enrich wall / peer wall', r(a.wallMs / aPeer.wallMs));
   row('(a) transactions (sandbox count)', n(aStats.transactions));
   const cpuPerRequest = cpu(a) / ROWS;
+  // The bare loop's CPU is node:http's own share of every client's (it reads no file and no answer).
   row(
-    '(a) CPU per request: enrich | peer',
-    `${cpuPerRequest.toFixed(3)} ms | ${(cpu(aPeer) / ROWS).toFixed(3)} ms (enrich CPU ${s(cpu(a))}, peak RSS ${mb(rss(a))})`,
+    '(a) CPU per request: enrich | peer | bare loop',
+    `${cpuPerRequest.toFixed(3)} ms | ${(cpu(aPeer) / ROWS).toFixed(3)} ms | ${(cpu(bare) / ROWS).toFixed(3)} ms (enrich CPU ${s(cpu(a))}, peak RSS ${mb(rss(a))})`,
   );
   target('3. 20,000 distinct: ideal / wall >= 0.97', r3(ideal / a.wallMs), ideal / a.wallMs >= 0.97);
   target(
