@@ -22,10 +22,7 @@ function largestYoungGeneration(tuned: boolean): number {
     }
     process.stdout.write(String(largest));
   `;
-  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-    encoding: 'utf8',
-  });
-  return Number(out);
+  return Number(childOutput(script));
 }
 
 // Keeps about 40 MiB of small objects alive and churns through rows that live long enough to be
@@ -52,12 +49,18 @@ function oldGenerationOverLive(tuned: boolean): number {
     globalThis.gc();
     process.stdout.write(String(largest / oldUsed()));
   `;
-  const out = execFileSync(
+  return Number(childOutput(script, ['--expose-gc']));
+}
+
+/** Runs an ES module script in a node process of its own and returns what it printed. */
+function childOutput(script: string, nodeFlags: string[] = []): string {
+  return execFileSync(
     process.execPath,
-    ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script],
-    { encoding: 'utf8' },
+    [...nodeFlags, '--import', 'tsx', '--input-type=module', '-e', script],
+    {
+      encoding: 'utf8',
+    },
   );
-  return Number(out);
 }
 
 // Each test runs two child processes that allocate for a few seconds: on a busy machine, more than
