@@ -26,9 +26,10 @@ export interface HttpTransportOptions {
 export function createHttpTransport(options: HttpTransportOptions = {}): Transport {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const cancel = new AbortSet(options.signal);
-  const agents = {
-    'http:': new HttpAgent({ keepAlive: true, keepAliveMsecs: 30_000 }),
-    'https:': new HttpsAgent({ keepAlive: true, keepAliveMsecs: 30_000 }),
+  // How each scheme sends, and its pool of keep-alive connections.
+  const schemes = {
+    'http:': { send: httpRequest, agent: new HttpAgent({ keepAlive: true, keepAliveMsecs: 30_000 }) },
+    'https:': { send: httpsRequest, agent: new HttpsAgent({ keepAlive: true, keepAliveMsecs: 30_000 }) },
   };
   // Parsed once per address: a run sends thousands of requests to one or two (given a URL,
   // http.request converts it again on every call, through URL's slow getters).
@@ -42,7 +43,7 @@ export function createHttpTransport(options: HttpTransportOptions = {}): Transpo
           reject(new Error(`unsupported scheme ${url.protocol}`));
           return;
         }
-        target = targetOf(url, agents[url.protocol]);
+        target = targetOf(url, schemes[url.protocol]);
         if (targets.size < 16) targets.set(request.url, target);
       }
       // A string body goes out in one write with the headers (a Buffer would make it two).
@@ -136,10 +137,10 @@ interface Target {
   readonly path: string;
 }
 
-function targetOf(url: URL, agent: HttpAgent): Target {
+function targetOf(url: URL, scheme: Pick<Target, 'send' | 'agent'>): Target {
   return {
-    send: url.protocol === 'https:' ? httpsRequest : httpRequest,
-    agent,
+    send: scheme.send,
+    agent: scheme.agent,
     protocol: url.protocol,
     // An IPv6 address is given to the socket without its brackets.
     hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
