@@ -15,6 +15,8 @@ export * from './keys.js';
 export * from './likely.js';
 export * from './normalise.js';
 export * from './openapi.js';
+export * from './pace/pace.js';
+export * from './pace/pace-changes.js';
 export type { GroupField, LeafField, Looks, OutputField, OutputShape } from './outputs.js';
 export * from './request.js';
 export * from './request-key.js';

@@ -1,0 +1,351 @@
+// The pace of a bulk run, found from the service's own answers with nothing configured: how many
+// requests may be in flight (a concurrency limit) and, once the service has answered 429, how many
+// may start per second (a rate). Pure, like the rest of core: every event comes with its time, and
+// the caller does the waiting (Node with timers, Apps Script with Utilities.sleep between rounds).
+//
+// Two limits, because services limit in two ways (see the README's "Pacing" for the designs read):
+// - Capacity: a backend serves so many at once and queues the rest, so latency grows. The
+//   concurrency limit follows TCP Vegas as Netflix's concurrency-limits applies it: each round trip,
+//   the queue the service holds for us is estimated as limit x (1 - baseline / latency); below
+//   alpha the limit grows (doubling per round trip at first, as TCP's slow start; then by one), above
+//   beta it shrinks. 5xx and timeouts cut it by a tenth (AIMD), once per round trip.
+// - Rate: a gateway lets so many through per second and answers 429 past it. Latency says nothing
+//   there (a token bucket rejects, it does not queue), so a 429 is the signal, as in the AWS SDKs'
+//   adaptive retry mode: the rate is cut (to 0.7 of the rate sent the first time, 0.9 after), then
+//   grows back along TCP CUBIC's curve: fast while well under the rate that drew the 429, flat near
+//   it, and faster again past it, so that a raised limit is found. Requests are spaced 1/rate apart,
+//   so the run sits just under the bucket instead of bouncing off it.
+// A 429 while no request at all is being answered is not a pace but a refusal (the allowance is
+// used up): then every request waits as long as Retry-After says, as before there was a controller.
+// A number fixed by the user (--concurrency 8) turns all this off: the run keeps that many in flight,
+// and a 429 pauses every request, as it always has.
+import { EventWindow } from './event-window.js';
+import type { PaceChange } from './pace-changes.js';
+
+export const DEFAULT_MAX_CONCURRENCY = 64;
+/** Requests in flight when a run starts with nothing known. */
+export const INITIAL_CONCURRENCY = 8;
+
+/** The rate is cut to this share of the rate sent: the first 429 (found by doubling), then later ones. */
+const FIRST_CUT = 0.7;
+const CUT = 0.9;
+/** CUBIC's constant, relative to the rate that drew the 429: it is back there about 3 s after a 0.9 cut. */
+const CUBIC = 0.0037;
+/** The floor of the rate: one request every 10 s. */
+const MIN_RATE = 0.1;
+/** A shrinking limit never goes below one; 5xx and timeouts cut it by this share. */
+const FAILURE_CUT = 0.9;
+/** Answers and sends are counted over this window (or two baselines, if longer, up to the most). */
+const WINDOW_MS = 1000;
+const MAX_WINDOW_MS = 30_000;
+/** The baseline (the service's latency with no queue) is the lowest of the last two such periods. */
+const BASELINE_PERIOD_MS = 15_000;
+/** A round trip needs this many answers before it is judged (fewer when fewer are in flight, but 3). */
+const ROUND_ANSWERS = 10;
+const MIN_ROUND_ANSWERS = 3;
+/** Latency within this share of the baseline is noise, not a queue. */
+const LATENCY_NOISE = 0.05;
+
+export interface PaceOptions {
+  /** A number of requests in flight fixed by the user: the controller changes nothing. */
+  readonly fixedConcurrency?: number | undefined;
+  /** The most in flight the controller may reach. */
+  readonly maxConcurrency?: number | undefined;
+  /** Requests per second never exceeded, whatever the service says. */
+  readonly maxRate?: number | undefined;
+  readonly initialConcurrency?: number | undefined;
+}
+
+/** What an attempt came to, for the pace: any answer but 429; a 429; a 5xx, network failure or timeout. */
+export type AttemptSignal = 'answered' | 'throttled' | 'failed';
+
+/** What the controller has learnt, as plain data: Apps Script carries it from one execution to the next. */
+export interface PaceState {
+  limit: number;
+  slowStart: boolean;
+  /** Starts per second, once a 429 showed a rate limit. */
+  rate: number | undefined;
+  /** The rate that last drew a 429 (CUBIC's W_max). */
+  rateMax: number;
+  /** Seconds CUBIC takes to climb back to rateMax after the last cut (its K). */
+  climbSeconds: number;
+  /** When the rate was last cut (ms). */
+  cutAt: number;
+  /** When the next request may start, spaced by the rate (ms). */
+  nextStartAt: number;
+  /** Round-trip latency, smoothed over a few rounds (ms). */
+  latency: number | undefined;
+  /** The lowest smoothed latency in this baseline period and the one before. */
+  baseline: number | undefined;
+  previousBaseline: number | undefined;
+  baselineSince: number;
+  change: PaceChange;
+  changedAt: number;
+}
+
+/** Where the pace stands, for progress lines and summaries. */
+export interface PaceReading {
+  /** Requests allowed in flight now, and in flight now. */
+  readonly concurrency: number;
+  readonly inFlight: number;
+  /** Requests per second allowed now, if the run is paced by a rate. */
+  readonly ratePerSecond: number | undefined;
+  /** Answers (other than 429) per second over the last second or so. */
+  readonly answersPerSecond: number;
+  readonly change: PaceChange;
+  readonly changedAt: number;
+}
+
+interface Round {
+  startedAt: number;
+  latencies: number[];
+  failed: number;
+  answers: number;
+  /** Whether the limit was reached while the round was open: growing is pointless otherwise. */
+  saturated: boolean;
+}
+
+const newRound = (at: number): Round => ({
+  startedAt: at,
+  latencies: [],
+  failed: 0,
+  answers: 0,
+  saturated: false,
+});
+
+export class Pace {
+  /** 429 answers seen. */
+  throttled = 0;
+  private readonly state: PaceState;
+  private readonly fixed: number | undefined;
+  private readonly maxConcurrency: number;
+  private readonly maxRate: number | undefined;
+  private inFlight = 0;
+  private round: Round;
+  private readonly answers = new EventWindow(MAX_WINDOW_MS);
+  private readonly sends = new EventWindow(MAX_WINDOW_MS);
+  private readonly refusals = new EventWindow(MAX_WINDOW_MS);
+  private firstSendAt: number | undefined;
+  private lastThrottleAt = Number.NEGATIVE_INFINITY;
+  private throttleLatency = 0;
+
+  constructor(options: PaceOptions = {}, now = 0, state?: PaceState) {
+    this.fixed = options.fixedConcurrency;
+    this.maxConcurrency = Math.max(1, options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY);
+    this.maxRate = options.maxRate;
+    const initial = Math.min(this.maxConcurrency, options.initialConcurrency ?? INITIAL_CONCURRENCY);
+    this.state = state
+      ? { ...state, limit: Math.min(state.limit, this.maxConcurrency) }
+      : {
+          limit: initial,
+          slowStart: true,
+          rate: undefined,
+          rateMax: 0,
+          climbSeconds: 0,
+          cutAt: now,
+          nextStartAt: now,
+          latency: undefined,
+          baseline: undefined,
+          previousBaseline: undefined,
+          baselineSince: now,
+          change: this.fixed === undefined ? 'start' : 'fixed',
+          changedAt: now,
+        };
+    this.round = newRound(now);
+  }
+
+  /** Whether the user fixed the number in flight (the controller then only counts). */
+  get isFixed(): boolean {
+    return this.fixed !== undefined;
+  }
+
+  /** Requests that may be in flight now. */
+  get concurrency(): number {
+    return this.fixed ?? Math.max(1, Math.floor(this.state.limit));
+  }
+
+  /** Requests that may start per second now, or undefined when only the concurrency limits them. */
+  get ratePerSecond(): number | undefined {
+    const { rate } = this.state;
+    if (rate === undefined || this.fixed !== undefined) return this.maxRate;
+    return this.maxRate === undefined ? rate : Math.min(rate, this.maxRate);
+  }
+
+  /**
+   * When the next request may start: now, or later when the run is paced by a rate. Nothing is
+   * reserved: a cut in the rate applies at once to every request still waiting.
+   */
+  readyAt(now: number): number {
+    return this.ratePerSecond === undefined ? now : Math.max(now, this.state.nextStartAt);
+  }
+
+  /** `count` attempts left for the service at once (a fetchAll round sends several). */
+  sent(now: number, count = 1): void {
+    this.inFlight += count;
+    const rate = this.ratePerSecond;
+    if (rate !== undefined)
+      this.state.nextStartAt = Math.max(now, this.state.nextStartAt) + (count * 1000) / rate;
+    if (this.fixed !== undefined) return;
+    this.firstSendAt ??= now;
+    this.sends.add(now, count);
+    if (this.inFlight >= this.concurrency) this.round.saturated = true;
+  }
+
+  /**
+   * An attempt sent at `sentAt` ended at `now`. Returns true when every request should wait as the
+   * 429's Retry-After says (a fixed concurrency, or a service that answers nothing but 429).
+   */
+  ended(sentAt: number, now: number, signal: AttemptSignal): boolean {
+    this.inFlight = Math.max(0, this.inFlight - 1);
+    if (signal === 'throttled') this.throttled++;
+    if (this.fixed !== undefined) return signal === 'throttled';
+    if (signal === 'throttled') return this.onThrottled(sentAt, now);
+    if (signal === 'answered') {
+      this.answers.add(now);
+      this.round.latencies.push(now - sentAt);
+      this.growRate(now);
+      // Slow start: one more in flight per answer, so the limit doubles over a round trip while the
+      // extra requests go out one answer at a time, not all at once when a round ends.
+      if (this.state.slowStart && this.round.saturated) this.grow(this.state.limit + 1, now);
+    } else this.round.failed++;
+    this.round.answers++;
+    const enough = Math.max(MIN_ROUND_ANSWERS, Math.min(ROUND_ANSWERS, this.concurrency));
+    if (sentAt >= this.round.startedAt && this.round.answers >= enough) this.endRound(now);
+    return false;
+  }
+
+  reading(now: number): PaceReading {
+    return {
+      concurrency: this.concurrency,
+      inFlight: this.inFlight,
+      ratePerSecond: this.ratePerSecond,
+      answersPerSecond: this.answers.countSince(now - this.windowMs()) / this.windowSeconds(now),
+      change: this.state.change,
+      changedAt: this.state.changedAt,
+    };
+  }
+
+  /** What was learnt, to carry to another execution (Apps Script) with `new Pace(options, now, state)`. */
+  snapshot(): PaceState {
+    return { ...this.state };
+  }
+
+  // A round trip is over: judge the latency and the failures it saw.
+  private endRound(now: number): void {
+    const round = this.round;
+    this.round = newRound(now);
+    const s = this.state;
+    if (round.failed > 0) {
+      s.slowStart = false;
+      if (s.limit > 1) {
+        s.limit = Math.max(1, s.limit * FAILURE_CUT);
+        this.changed('slower-failing', now);
+      }
+      return;
+    }
+    const median = medianOf(round.latencies);
+    if (median === undefined || median <= 0) return;
+    s.latency = s.latency === undefined ? median : s.latency * 0.7 + median * 0.3;
+    const baseline = this.baselineAfter(s.latency, now);
+    // In slow start each round's own median: the limit doubles per round, so waiting for the
+    // smoothed figure would double it once too often.
+    const latency = s.slowStart ? median : s.latency;
+    const limit = s.limit;
+    const queue = Math.max(0, limit * (1 - (baseline * (1 + LATENCY_NOISE)) / latency));
+    const log = Math.log10(Math.max(limit, 1));
+    const alpha = Math.max(2, 3 * log);
+    const beta = Math.max(4, 6 * log);
+    if (queue > beta || (s.slowStart && queue > alpha)) {
+      s.slowStart = false;
+      const next = Math.max(1, Math.min(limit - 1, (limit * baseline) / latency + alpha));
+      if (Math.floor(next) < Math.floor(limit)) this.changed('slower-queueing', now);
+      s.limit = next;
+    } else if (round.saturated && queue < alpha && !s.slowStart) this.grow(limit + 1, now);
+  }
+
+  private grow(limit: number, now: number): void {
+    const next = Math.min(this.maxConcurrency, limit);
+    if (Math.floor(next) > Math.floor(this.state.limit)) this.changed('faster', now);
+    this.state.limit = Math.max(this.state.limit, next);
+  }
+
+  private baselineAfter(latency: number, now: number): number {
+    const s = this.state;
+    if (s.baseline === undefined || now - s.baselineSince >= BASELINE_PERIOD_MS) {
+      s.previousBaseline = s.baseline;
+      s.baseline = latency;
+      s.baselineSince = now;
+    } else s.baseline = Math.min(s.baseline, latency);
+    return Math.min(s.baseline, s.previousBaseline ?? Number.POSITIVE_INFINITY);
+  }
+
+  private onThrottled(sentAt: number, now: number): boolean {
+    const s = this.state;
+    s.slowStart = false;
+    this.throttleLatency = now - sentAt;
+    // Dated when sent: a 429 says the service refused what was sent then.
+    this.refusals.add(sentAt);
+    const window = this.windowMs();
+    const refusedAll = this.answers.countSince(now - window) === 0;
+    // One cut per round trip of a 429: the 429s of requests sent before the cut say nothing new.
+    if (now - this.lastThrottleAt < Math.max(100, 2 * this.throttleLatency)) return refusedAll;
+    this.lastThrottleAt = now;
+    // What the service let through (requests sent, less those refused) since the last cut, if that
+    // was recent: about its rate, once its bucket is empty. Else over the last window, which may
+    // include what the bucket's burst gave: the first cut is deeper for it.
+    const since = s.rate === undefined ? now - window : Math.max(s.cutAt, now - window);
+    const seconds = Math.max(now - since, 100) / 1000;
+    const sent = this.sends.countSince(since);
+    const letThrough = Math.max(0, sent - this.refusals.countSince(since)) / seconds;
+    const cut = s.rate === undefined || sent < MIN_ROUND_ANSWERS ? FIRST_CUT : CUT;
+    const sending = Math.min(s.rate ?? Number.POSITIVE_INFINITY, sent / seconds);
+    s.rateMax = Math.max(MIN_RATE, Math.min(sending, letThrough));
+    s.rate = Math.max(MIN_RATE, s.rateMax * cut);
+    s.climbSeconds = Math.cbrt((1 - cut) / CUBIC);
+    s.cutAt = now;
+    s.nextStartAt = Math.max(s.nextStartAt, now);
+    this.changed(refusedAll ? 'paused' : 'slower-throttled', now);
+    return refusedAll;
+  }
+
+  // CUBIC: W(t) = W_max (1 + C (t - K)^3), K the time it takes to climb back to W_max.
+  private growRate(now: number): void {
+    const s = this.state;
+    if (s.rate === undefined) return;
+    const t = (now - s.cutAt) / 1000;
+    const target = s.rateMax * (1 + CUBIC * (t - s.climbSeconds) ** 3);
+    // Never far beyond what is being sent: a rate nobody uses would let a burst through later.
+    const ceiling = Math.max(1, 1.5 * this.sendRate(now));
+    const next = Math.max(MIN_RATE, Math.min(target, ceiling));
+    if (next > s.rate) {
+      if (s.rate < s.rateMax && next >= s.rateMax) this.changed('faster', now);
+      s.rate = next;
+    }
+  }
+
+  /** Requests started per second over the last window. */
+  private sendRate(now: number): number {
+    return this.sends.countSince(now - this.windowMs()) / this.windowSeconds(now);
+  }
+
+  /** The window's length in seconds, or less at the start of the run (at least 0.1 s). */
+  private windowSeconds(now: number): number {
+    const since = Math.max(now - this.windowMs(), this.firstSendAt ?? now);
+    return Math.max(now - since, 100) / 1000;
+  }
+
+  private windowMs(): number {
+    return Math.min(MAX_WINDOW_MS, Math.max(WINDOW_MS, 2 * (this.state.baseline ?? 0)));
+  }
+
+  private changed(change: PaceChange, now: number): void {
+    this.state.change = change;
+    this.state.changedAt = now;
+  }
+}
+
+function medianOf(values: number[]): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}

@@ -1,0 +1,179 @@
+// Simulated services and a simulated client for the pace controller, on a simulated clock: a
+// gateway's token bucket (429 at once past it), a backend with a capacity and a queue, a fixed
+// latency; the client sends as the bulk engine does (a slot per request in flight, the request
+// waiting in its slot for its turn), retries a 429 after its Retry-After, and pauses everyone when
+// the controller says so. Deterministic: no randomness, no timers.
+import { type AttemptSignal, Pace, type PaceOptions } from '../src/index.js';
+
+export interface ServiceAnswer {
+  readonly status: 200 | 429 | 500;
+  readonly doneAt: number;
+}
+
+export interface SimService {
+  request(at: number): ServiceAnswer;
+}
+
+export interface ServiceModel {
+  /** Requests per second let through by a token bucket (429 at once past it); none if undefined. */
+  rate?: number;
+  /** The bucket's size; one second's worth by default. */
+  burst?: number;
+  /** Requests served at once; the rest wait in a queue. None if undefined. */
+  capacity?: number;
+  /** Service time of one request (ms). */
+  latencyMs: number;
+  /** Each service time is latencyMs times a factor drawn evenly from [1 - jitter, 1 + jitter]. */
+  jitter?: number;
+  /** Answer 500 instead of 200 while this returns true. */
+  failing?: (at: number) => boolean;
+}
+
+/** A service whose model may change mid-run (a limit halved, say): `model` is read at every request. */
+export function simService(model: ServiceModel): SimService & { model: ServiceModel } {
+  let tokens = model.burst ?? model.rate ?? 0;
+  let filledAt = 0;
+  let slots: number[] = [];
+  let seed = 12345;
+  // A small LCG: the same jitter on every run.
+  const serviceTime = (m: ServiceModel) => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return m.latencyMs * (1 + (m.jitter ?? 0) * (2 * (seed / 2 ** 32) - 1));
+  };
+  const service = {
+    model,
+    request(at: number): ServiceAnswer {
+      const m = service.model;
+      if (m.rate !== undefined) {
+        const burst = m.burst ?? Math.max(1, m.rate);
+        tokens = Math.min(burst, tokens + ((at - filledAt) / 1000) * m.rate);
+        filledAt = at;
+        if (tokens < 1) return { status: 429, doneAt: at + 1 };
+        tokens -= 1;
+      }
+      const time = serviceTime(m);
+      if (m.failing?.(at)) return { status: 500, doneAt: at + time };
+      if (m.capacity === undefined) return { status: 200, doneAt: at + time };
+      if (slots.length !== m.capacity) slots = Array.from({ length: m.capacity }, (_, i) => slots[i] ?? 0);
+      let first = 0;
+      for (let i = 1; i < slots.length; i++) if ((slots[i] as number) < (slots[first] as number)) first = i;
+      const start = Math.max(at, slots[first] as number);
+      slots[first] = start + time;
+      return { status: 200, doneAt: start + time };
+    },
+  };
+  return service;
+}
+
+export interface SimResult {
+  /** Successful answers (200) and when each came. */
+  readonly answeredAt: number[];
+  readonly attempts: number;
+  readonly throttled: number;
+  readonly failed: number;
+  readonly endedAt: number;
+  /** The controller's concurrency and rate, sampled every 100 ms. */
+  readonly trace: { at: number; concurrency: number; rate: number | undefined; inFlight: number }[];
+  readonly pace: Pace;
+}
+
+interface Event {
+  at: number;
+  run: () => void;
+}
+
+/** Sends `requests` requests through the controller to the service until all are answered or `untilMs`. */
+export function simulate(
+  service: SimService,
+  requests: number,
+  options: PaceOptions & { untilMs?: number; retryAfterMs?: number; onTick?: (at: number) => void } = {},
+  pace = new Pace(options),
+): SimResult {
+  const events: Event[] = [];
+  const schedule = (at: number, run: () => void) => {
+    let i = events.length;
+    while (i > 0 && (events[i - 1] as Event).at > at) i--;
+    events.splice(i, 0, { at, run });
+  };
+  const retryAfter = options.retryAfterMs ?? 1000;
+  const until = options.untilMs ?? 600_000;
+  let now = 0;
+  let waiting = requests; // ready to take a slot
+  let done = 0;
+  let slotsTaken = 0;
+  let inFlight = 0;
+  let pausedUntil = 0;
+  let attempts = 0;
+  let throttled = 0;
+  let failed = 0;
+  const answeredAt: number[] = [];
+  const trace: SimResult['trace'] = [];
+  let wakeScheduled = false;
+
+  // The engine's pacer: requests wait for a free slot, then for their turn by the rate, one at a time.
+  const fill = () => {
+    if (wakeScheduled) return;
+    const readyAt = Math.max(pausedUntil, pace.readyAt(now));
+    if (waiting === 0 || slotsTaken >= pace.concurrency) return;
+    if (readyAt > now) {
+      wakeScheduled = true;
+      schedule(readyAt, () => {
+        wakeScheduled = false;
+        fill();
+      });
+      return;
+    }
+    waiting--;
+    slotsTaken++;
+    send();
+    fill();
+  };
+  const send = () => {
+    const sentAt = now;
+    pace.sent(now);
+    inFlight++;
+    attempts++;
+    const answer = service.request(now);
+    schedule(answer.doneAt, () => {
+      inFlight--;
+      slotsTaken--;
+      const signal: AttemptSignal =
+        answer.status === 200 ? 'answered' : answer.status === 429 ? 'throttled' : 'failed';
+      const pauseAll = pace.ended(sentAt, now, signal);
+      if (answer.status === 200) {
+        done++;
+        answeredAt.push(now);
+      } else {
+        if (answer.status === 429) throttled++;
+        else failed++;
+        if (pauseAll) pausedUntil = Math.max(pausedUntil, now + retryAfter);
+        // The request comes back to the queue after its Retry-After (or a short backoff for a 500).
+        schedule(now + (answer.status === 429 ? retryAfter : 200), () => {
+          waiting++;
+          fill();
+        });
+      }
+      fill();
+    });
+  };
+  const tick = () => {
+    trace.push({ at: now, concurrency: pace.concurrency, rate: pace.ratePerSecond, inFlight });
+    options.onTick?.(now);
+    if (done < requests && now < until) schedule(now + 100, tick);
+  };
+  schedule(0, tick);
+  fill();
+  while (events.length > 0 && done < requests) {
+    const event = events.shift() as Event;
+    now = event.at;
+    if (now > until) break;
+    event.run();
+  }
+  return { answeredAt, attempts, throttled, failed, endedAt: now, trace, pace };
+}
+
+/** Answers per second between two times. */
+export function rateBetween(result: SimResult, from: number, to: number): number {
+  const count = result.answeredAt.filter((at) => at >= from && at < to).length;
+  return count / ((to - from) / 1000);
+}

@@ -1,0 +1,172 @@
+// The pace controller against simulated services on a simulated clock (pace-sim.ts): it finds the
+// ceiling of a token bucket, of a capacity and of a slow service with no limit, sits under a bucket
+// with few 429s, follows a limit halved or raised mid-run, backs off on 5xx, and stays out of the
+// way when the user fixed the number.
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_MAX_CONCURRENCY, PACE_CHANGES, Pace } from '../src/index.js';
+import { rateBetween, type SimResult, simService, simulate } from './pace-sim.js';
+
+const share429 = (r: SimResult) => r.throttled / r.attempts;
+/** The ideal time over the time taken. */
+const ratio = (r: SimResult, requests: number, ceilingPerSecond: number) =>
+  ((requests / ceilingPerSecond) * 1000) / r.endedAt;
+const traceAfter = (r: SimResult, from: number) => r.trace.filter((t) => t.at >= from);
+
+describe('finding the ceiling with nothing configured', () => {
+  it('a token bucket of 50/s at 300 ms: at least 0.9 of it, under 2 % of requests answered 429', () => {
+    const r = simulate(simService({ rate: 50, latencyMs: 300, jitter: 0.2 }), 1500);
+    expect(ratio(r, 1500, 50)).toBeGreaterThanOrEqual(0.9);
+    expect(share429(r)).toBeLessThanOrEqual(0.02);
+    expect(rateBetween(r, 5000, 25_000)).toBeGreaterThanOrEqual(45);
+    // Paced by a rate found near the bucket's, not by requests in flight.
+    for (const t of traceAfter(r, 5000)) expect(t.rate).toBeGreaterThan(35);
+  });
+
+  it('a token bucket of 200/s at 100 ms', () => {
+    const r = simulate(simService({ rate: 200, latencyMs: 100, jitter: 0.2 }), 6000);
+    expect(ratio(r, 6000, 200)).toBeGreaterThanOrEqual(0.9);
+    expect(share429(r)).toBeLessThanOrEqual(0.02);
+  });
+
+  it('a capacity of 16 at 50 ms: the limit settles just past 16, where latency starts to grow', () => {
+    const r = simulate(simService({ capacity: 16, latencyMs: 50, jitter: 0.2 }), 9600);
+    expect(ratio(r, 9600, 320)).toBeGreaterThanOrEqual(0.9);
+    expect(r.throttled).toBe(0);
+    const held = traceAfter(r, 3000).map((t) => t.concurrency);
+    expect(Math.min(...held)).toBeGreaterThanOrEqual(12);
+    // It does not fill the service's queue up to its own maximum.
+    expect(Math.max(...held)).toBeLessThanOrEqual(32);
+  });
+
+  it('no limit at 800 ms: up to the maximum in flight within a few seconds (slow start doubles)', () => {
+    const r = simulate(simService({ latencyMs: 800, jitter: 0.2 }), 2400);
+    const reached = r.trace.find((t) => t.concurrency >= DEFAULT_MAX_CONCURRENCY - 4);
+    expect(reached?.at).toBeLessThanOrEqual(4000);
+    expect(ratio(r, 2400, DEFAULT_MAX_CONCURRENCY / 0.8)).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('is deterministic: the same service gives the same run', () => {
+    const a = simulate(simService({ rate: 50, latencyMs: 300, jitter: 0.2 }), 500);
+    const b = simulate(simService({ rate: 50, latencyMs: 300, jitter: 0.2 }), 500);
+    expect(a.attempts).toBe(b.attempts);
+    expect(a.endedAt).toBe(b.endedAt);
+  });
+});
+
+describe('following a service that changes', () => {
+  it('a bucket halved mid-run (100/s to 50/s): down to it within seconds, few 429s', () => {
+    const service = simService({ rate: 100, latencyMs: 200, jitter: 0.2 });
+    const r = simulate(service, 3000, {
+      onTick: (at) => {
+        if (at >= 15_000) service.model.rate = 50;
+      },
+    });
+    expect(rateBetween(r, 5000, 15_000)).toBeGreaterThanOrEqual(90);
+    const after = rateBetween(r, 20_000, 40_000);
+    expect(after).toBeGreaterThanOrEqual(45);
+    expect(after).toBeLessThanOrEqual(52);
+    expect(share429(r)).toBeLessThanOrEqual(0.02);
+    const ideal = 15_000 + ((3000 - 1500) / 50) * 1000;
+    expect(ideal / r.endedAt).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('a bucket raised mid-run (50/s to 100/s): the rate climbs past the old limit and finds the new one', () => {
+    const service = simService({ rate: 50, latencyMs: 200, jitter: 0.2 });
+    const r = simulate(service, 4000, {
+      onTick: (at) => {
+        if (at >= 20_000) service.model.rate = 100;
+      },
+    });
+    expect(rateBetween(r, 10_000, 20_000)).toBeLessThanOrEqual(52);
+    expect(rateBetween(r, 30_000, 35_000)).toBeGreaterThanOrEqual(90);
+  });
+
+  it('a capacity halved, then raised: the limit shrinks as the queue grows, and grows again', () => {
+    const service = simService({ capacity: 32, latencyMs: 50, jitter: 0.2 });
+    const r = simulate(service, 40_000, {
+      untilMs: 30_000,
+      onTick: (at) => {
+        service.model.capacity = at >= 10_000 && at < 20_000 ? 16 : 32;
+      },
+    });
+    const mean = (from: number, to: number) => {
+      const part = r.trace.filter((t) => t.at >= from && t.at < to);
+      return part.reduce((sum, t) => sum + t.concurrency, 0) / part.length;
+    };
+    expect(mean(5000, 10_000)).toBeGreaterThanOrEqual(32);
+    expect(mean(14_000, 20_000)).toBeLessThanOrEqual(28);
+    expect(mean(25_000, 30_000)).toBeGreaterThanOrEqual(32);
+    expect(rateBetween(r, 14_000, 20_000)).toBeGreaterThanOrEqual(0.9 * 320);
+  });
+
+  it('5xx answers cut the limit, and it grows back once they stop', () => {
+    const service = simService({
+      capacity: 64,
+      latencyMs: 100,
+      failing: (at) => at >= 5000 && at < 7000,
+    });
+    const r = simulate(service, 100_000, { untilMs: 20_000 });
+    const at = (ms: number) => r.trace.find((t) => t.at >= ms)?.concurrency ?? 0;
+    expect(at(7000)).toBeLessThan(at(5000) / 2);
+    expect(at(19_000)).toBeGreaterThan(at(7000));
+    expect(r.pace.reading(19_000).change).not.toBe('slower-failing');
+  });
+});
+
+describe('429s that are not a pace', () => {
+  it('a service that refuses everything (an allowance used up) pauses every request', () => {
+    const pace = new Pace();
+    for (let i = 0; i < 4; i++) pace.sent(0);
+    expect(pace.ended(0, 5, 'throttled')).toBe(true);
+    expect(pace.reading(5).change).toBe('paused');
+    expect(PACE_CHANGES.paused).toMatch(/429/);
+  });
+
+  it('a 429 while other requests are answered does not pause the others: it cuts the rate', () => {
+    const pace = new Pace();
+    for (let t = 0; t < 1000; t += 10) {
+      pace.sent(t);
+      pace.ended(t, t + 5, 'answered');
+    }
+    pace.sent(1000);
+    expect(pace.ended(1000, 1001, 'throttled')).toBe(false);
+    expect(pace.reading(1001).change).toBe('slower-throttled');
+    const rate = pace.ratePerSecond ?? 0;
+    expect(rate).toBeGreaterThan(0);
+    expect(rate).toBeLessThan(100);
+    expect(pace.readyAt(1001)).toBeGreaterThanOrEqual(1001);
+  });
+});
+
+describe('what the user sets', () => {
+  it('a fixed number: the limit never moves, and a 429 pauses every request as it always has', () => {
+    const r = simulate(simService({ rate: 50, latencyMs: 300 }), 1000, { fixedConcurrency: 32 });
+    expect(new Set(r.trace.map((t) => t.concurrency))).toEqual(new Set([32]));
+    expect(r.throttled).toBeGreaterThan(0);
+    const pace = new Pace({ fixedConcurrency: 8 });
+    pace.sent(0);
+    expect(pace.ended(0, 10, 'throttled')).toBe(true);
+    expect(pace.reading(10).change).toBe('fixed');
+  });
+
+  it('--max-rate caps the rate, with or without a limit of the service', () => {
+    const r = simulate(simService({ latencyMs: 800 }), 600, { maxRate: 20 });
+    expect(rateBetween(r, 2000, 20_000)).toBeLessThanOrEqual(20.5);
+    expect(rateBetween(r, 2000, 20_000)).toBeGreaterThanOrEqual(19);
+  });
+
+  it('--max-concurrency caps the limit', () => {
+    const r = simulate(simService({ latencyMs: 800 }), 600, { maxConcurrency: 10 });
+    expect(Math.max(...r.trace.map((t) => t.concurrency))).toBe(10);
+  });
+});
+
+describe('carried from one execution to the next (Apps Script)', () => {
+  it('a snapshot restores what was learnt: the limit and the rate', () => {
+    const first = simulate(simService({ rate: 50, latencyMs: 300, jitter: 0.2 }), 600);
+    const state = first.pace.snapshot();
+    const next = new Pace({}, first.endedAt, JSON.parse(JSON.stringify(state)));
+    expect(next.concurrency).toBe(first.pace.concurrency);
+    expect(next.ratePerSecond).toBeCloseTo(first.pace.ratePerSecond ?? 0, 6);
+  });
+});
