@@ -36,6 +36,6 @@ export {
 } from './row-result.js';
 export { GRACE_MS, outputHeader, runBulk } from './run-bulk.js';
 export { distinctFiles, realPath } from './same-file.js';
-export { MAX_RETRY_AFTER_MS, type SenderOptions, type StopReason } from './sender.js';
+export { MAX_RETRY_AFTER_MS, type PaceSummary, type SenderOptions, type StopReason } from './sender.js';
 export { type BulkSummary, type InvalidExample, rowsWritten } from './summary.js';
 export { OrderedWindow, type Pending } from './window.js';

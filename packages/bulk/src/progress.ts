@@ -1,6 +1,7 @@
 // Progress of a run, pushed to the client on a timer (never per row: a row costs microseconds, and
 // a callback per row would cost more than the row). The file's size is known and its row count is
 // not: clients estimate the total from rows per byte read so far (see estimatedRows).
+import type { PaceReading } from '@enrich/core';
 import type { BulkHooks } from './bulk-options.js';
 
 export interface BulkProgress {
@@ -12,6 +13,10 @@ export interface BulkProgress {
   readonly totalBytes: number;
   /** Transactions spent so far. */
   readonly transactions: number;
+  /** 429 answers so far. */
+  readonly throttled: number;
+  /** The pace now: in flight, the rate, answers per second, and why it last changed. */
+  readonly pace: PaceReading;
 }
 
 export function startProgress(

@@ -31,7 +31,7 @@ import { RequestQueue } from './request-queue.js';
 import { RowQueue } from './row-queue.js';
 import { invalidResult, isUnreadable, type RowResult, resultOf, unansweredResult } from './row-result.js';
 import { describeError, openFiles } from './run-files.js';
-import { Sender } from './sender.js';
+import { paceSummary, Sender } from './sender.js';
 import {
   type BulkSummary,
   countCode,
@@ -121,7 +121,7 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
   // memory they take (a few hundred bytes each), and far enough ahead that a file whose distinct
   // requests come first does not hold up the reading of the rest (which then spills to disk while
   // the answers come) until the last few thousand are sent.
-  const maxPending = Math.max(8192, options.sender.concurrency * 256);
+  const maxPending = Math.max(8192, sender.maxInFlight * 256);
   const tasks = new Set<Promise<void>>();
   const seen = new Set<string>();
   const answers = new BoundedMap<string, RowResult>(options.memoryAnswers ?? 20_000);
@@ -172,7 +172,7 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
   // sync no longer counts (counting it made a slow sync hold back sending).
   let onTheWay = 0;
   const queued = new RequestQueue<{ key: string; input: CleanInput; slot: Pending<RowResult> }>(
-    () => onTheWay < options.sender.concurrency * 2,
+    () => onTheWay < sender.maxInFlight * 2,
     ({ key, input, slot }) => start(key, input, slot),
   );
 
@@ -264,6 +264,8 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
     written: rowsWritten(summary),
     bytes: bytesRead,
     transactions: sender.spent,
+    throttled: sender.throttled,
+    pace: sender.reading(),
   }));
 
   try {
@@ -320,6 +322,7 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
     summary.requests = sender.started;
     summary.attempts = sender.attempts;
     summary.throttled = sender.throttled;
+    summary.pace = paceSummary(sender);
     summary.abandoned = sender.abandoned;
     summary.resumeAt = sender.resumeAt === undefined ? undefined : new Date(sender.resumeAt).toISOString();
     summary.stopped = sender.stopReason === 'interrupted' ? undefined : sender.stopReason;

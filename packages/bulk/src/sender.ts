@@ -1,8 +1,12 @@
-// Sends the distinct requests of a bulk run: a fixed number at a time, at most --rate per second,
-// all of them paused while the service says 429 (for as long as its Retry-After asks, up to a cap),
-// retried per core's policy, and stopped for good - the rest marked "not sent" - when going on would
-// be waste: the budget is spent, the key is refused, the allowance is gone (or the service asks for
-// a wait longer than the cap), the service is down, or the answers can no longer be journaled.
+// Sends the distinct requests of a bulk run at the pace core's controller (Pace) finds: as many in
+// flight and as many per second as the service allows, found from its answers (--concurrency auto),
+// or a number the user fixed; never more than --max-rate per second. Each attempt waits its turn in
+// one queue (a place in flight, the rate's spacing, the end of a pause). A 429 waits as long as its
+// Retry-After asks, up to a cap; every request waits with it when the number is fixed or when the
+// service answers nothing but 429 (an allowance, not a pace). Requests are retried per core's policy,
+// and stopped for good - the rest marked "not sent" - when going on would be waste: the budget is
+// spent, the key is refused, the allowance is gone (or the service asks for a wait longer than the
+// cap), the service is down, or the answers can no longer be journaled.
 //
 // Stopping on Ctrl-C: cancel() stops sending and wakes every wait at once (a Retry-After pause, a
 // retry backoff); requests already on the wire go on until abandon(), after which their rows say
@@ -10,15 +14,20 @@
 
 import { setMaxListeners } from 'node:events';
 import {
+  type AttemptSignal,
   buildRequest,
   type CallError,
   type CleanInput,
+  DEFAULT_MAX_CONCURRENCY,
   DEFAULT_MAX_RETRY_AFTER_MS,
   type HttpRequest,
   type HttpResponse,
   isPaid,
   type Operation,
   type Outcome,
+  Pace,
+  type PaceChange,
+  type PaceReading,
   parseRetryAfter,
   type RetryPolicy,
   type Settings,
@@ -51,9 +60,12 @@ export interface SenderOptions {
   readonly settings: Settings;
   readonly transport: Transport;
   readonly policy: RetryPolicy;
-  readonly concurrency: number;
-  /** Requests (attempts) per second, or undefined for no limit. */
-  readonly ratePerSecond?: number | undefined;
+  /** Requests in flight: a fixed number, or 'auto' for the pace the service allows. */
+  readonly concurrency: number | 'auto';
+  /** With 'auto': the most in flight (core's default, 64, if undefined). */
+  readonly maxConcurrency?: number | undefined;
+  /** Requests (attempts) per second never exceeded, or undefined for no such cap. */
+  readonly maxRate?: number | undefined;
   readonly maxTransactions?: number | undefined;
   readonly sleep: (ms: number) => Promise<void>;
   readonly now: () => number;
@@ -99,6 +111,8 @@ export class Sender {
   attempts = 0;
   /** 429 answers received. */
   throttled = 0;
+  /** The pace: how many in flight and how many per second, found from the answers or fixed. */
+  readonly pace: Pace;
   /** Requests abandoned in flight (Ctrl-C): possibly paid, answer never received. */
   abandoned = 0;
   stopReason: StopReason | undefined;
@@ -108,7 +122,15 @@ export class Sender {
   private readonly wakeUp = new AbortController();
   private inFlight = 0;
   private pausedUntil = 0;
-  private nextSlot = 0;
+  /** Attempts waiting for their turn to go on the wire, in order, and the loop that lets them go. */
+  private readonly turns: (() => void)[] = [];
+  private turnsRunning = false;
+  /** Wakes the turn loop when an attempt ends (a place in flight may be free). */
+  private placeFreed: (() => void) | undefined;
+  private firstSentAt: number | undefined;
+  private lastEndedAt = 0;
+  /** Attempts answered with anything but 429 (for the pace reached). */
+  private answered = 0;
   private lastAnswerAt = Number.NEGATIVE_INFINITY;
   private failuresInARow = 0;
   private readonly limit: ReturnType<typeof pLimit>;
@@ -116,37 +138,83 @@ export class Sender {
   private readonly abandon: AbortSet;
 
   constructor(private readonly options: SenderOptions) {
-    this.limit = pLimit(options.concurrency);
+    const fixed = options.concurrency === 'auto' ? undefined : options.concurrency;
+    this.pace = new Pace(
+      { fixedConcurrency: fixed, maxConcurrency: options.maxConcurrency, maxRate: options.maxRate },
+      options.now(),
+    );
+    // A request holds its place here through its retries' waits; the pace counts those on the wire.
+    this.limit = pLimit(fixed ?? this.maxInFlight);
     this.abandon = new AbortSet(options.abandonSignal);
-    // Every waiting request listens for cancel(): as many as --concurrency, not a leak.
+    // Every waiting request listens for cancel(): as many as are in flight, not a leak.
     setMaxListeners(0, this.wakeUp.signal);
   }
 
-  // The transport as one request sees it: waits its turn (rate, 429 pause), and can be abandoned.
+  /** The most requests this run may have in flight: what reading ahead is sized by. */
+  get maxInFlight(): number {
+    const { concurrency, maxConcurrency } = this.options;
+    return concurrency === 'auto' ? (maxConcurrency ?? DEFAULT_MAX_CONCURRENCY) : concurrency;
+  }
+
+  /** Where the pace stands now: for progress lines. */
+  reading(): PaceReading {
+    return this.pace.reading(this.options.now());
+  }
+
+  /** Answers (other than 429) per second from the first request to the last answer. */
+  get answersPerSecond(): number {
+    if (this.firstSentAt === undefined || this.lastEndedAt <= this.firstSentAt) return 0;
+    return (this.answered * 1000) / (this.lastEndedAt - this.firstSentAt);
+  }
+
+  // The transport as one request sees it: waits its turn (a place in flight, the rate, a 429 pause),
+  // tells the pace how the attempt ended, and can be abandoned.
   private gate(state: WireState): Transport {
     const { options } = this;
     return async (request: HttpRequest) => {
       await this.waitTurn();
-      if (this.stopReason === 'interrupted') throw new NotSent('interrupted');
+      const sentAt = options.now();
+      if (this.stopReason === 'interrupted') {
+        this.attemptEnded(sentAt, 'failed');
+        throw new NotSent('interrupted');
+      }
       this.attempts++;
+      this.firstSentAt ??= sentAt;
       if (state.wireAttempts++ === 0) this.started++;
       let response: HttpResponse;
       try {
         response = await abandonable(options.transport(request), this.abandon);
       } catch (error) {
+        this.attemptEnded(sentAt, 'failed');
         if (error instanceof Abandoned || options.abandonSignal?.aborted) state.abandoned = true;
         throw error;
       }
       if (response.status === 429) {
         this.throttled++;
-        this.pauseFor(parseRetryAfter(response.headers['retry-after'], options.now()));
+        const everyone = this.attemptEnded(sentAt, 'throttled');
+        this.pauseFor(parseRetryAfter(response.headers['retry-after'], options.now()), everyone);
+      } else {
+        this.answered++;
+        this.attemptEnded(sentAt, response.status >= 500 ? 'failed' : 'answered');
       }
       return response;
     };
   }
 
-  // All requests wait as long as the service asks; a wait longer than the cap stops the run.
-  private pauseFor(retryAfterMs: number | undefined): void {
+  /** Tells the pace; returns whether every request should wait for a 429's Retry-After. */
+  private attemptEnded(sentAt: number, signal: AttemptSignal): boolean {
+    const now = this.options.now();
+    this.lastEndedAt = now;
+    const everyone = this.pace.ended(sentAt, now, signal);
+    const wake = this.placeFreed;
+    this.placeFreed = undefined;
+    wake?.();
+    return everyone;
+  }
+
+  // A wait longer than the cap stops the run; otherwise the request that got the 429 waits (core's
+  // retry honours Retry-After), and every request waits with it when `everyone`.
+  private pauseFor(retryAfterMs: number | undefined, everyone = true): void {
     const { now, defaultPauseMs } = this.options;
     const maxRetryAfterMs = this.options.policy.maxRetryAfterMs ?? MAX_RETRY_AFTER_MS;
     const pause = retryAfterMs ?? defaultPauseMs ?? 1000;
@@ -158,7 +226,7 @@ export class Sender {
       );
       return;
     }
-    this.pausedUntil = Math.max(this.pausedUntil, now() + pause);
+    if (everyone) this.pausedUntil = Math.max(this.pausedUntil, now() + pause);
   }
 
   /**
@@ -182,6 +250,9 @@ export class Sender {
   cancel(): void {
     this.stop('interrupted', 'not sent: the run was interrupted');
     this.wakeUp.abort();
+    const wake = this.placeFreed;
+    this.placeFreed = undefined;
+    wake?.();
   }
 
   /** Stops sending because answers can no longer be kept (the journal cannot be written). */
@@ -289,15 +360,52 @@ export class Sender {
     this.stopMessage = message;
   }
 
-  private async waitTurn(): Promise<void> {
-    const { now, ratePerSecond } = this.options;
-    while (now() < this.pausedUntil && !this.wakeUp.signal.aborted)
-      await this.sleep(this.pausedUntil - now());
-    if (ratePerSecond === undefined) return;
-    const interval = 1000 / ratePerSecond;
-    const slot = Math.max(now(), this.nextSlot);
-    this.nextSlot = slot + interval;
-    if (slot > now()) await this.sleep(slot - now());
+  // An attempt's turn: at once when nothing waits and the pace allows (the common case, and the only
+  // one with a fixed number and no rate), else in order behind the others. The pace is told at the
+  // moment the turn is given, so that the next one is judged with this one counted.
+  private waitTurn(): Promise<void> {
+    if (this.turns.length === 0 && this.mayGoAt(this.options.now()) === 0) {
+      this.pace.sent(this.options.now());
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => {
+      this.turns.push(resolve);
+      void this.giveTurns();
+    });
+  }
+
+  /** 0 when an attempt may go now; else how long until it may (Infinity: until a place is free). */
+  private mayGoAt(now: number): number {
+    const at = Math.max(this.pausedUntil, this.pace.readyAt(now));
+    if (at > now) return at - now;
+    return this.pace.hasRoom() ? 0 : Number.POSITIVE_INFINITY;
+  }
+
+  private async giveTurns(): Promise<void> {
+    if (this.turnsRunning) return;
+    this.turnsRunning = true;
+    try {
+      while (this.turns.length > 0) {
+        if (this.wakeUp.signal.aborted) {
+          // Interrupted: every waiting attempt is let go, to find the run stopped and send nothing.
+          for (const go of this.turns.splice(0)) go();
+          break;
+        }
+        const now = this.options.now();
+        const wait = this.mayGoAt(now);
+        if (wait === Number.POSITIVE_INFINITY) {
+          await new Promise<void>((resolve) => {
+            this.placeFreed = resolve;
+          });
+        } else if (wait > 0) await this.sleep(wait);
+        else {
+          this.pace.sent(now);
+          this.turns.shift()?.();
+        }
+      }
+    } finally {
+      this.turnsRunning = false;
+    }
   }
 
   /** The caller's sleep, cut short by cancel(): no wait outlasts Ctrl-C. */
@@ -343,4 +451,29 @@ function waitText(ms: number): string {
 
 function configError(message: string): Outcome {
   return { kind: 'error', error: { code: 'config', message } };
+}
+
+/** The pace a run reached, for its summary. */
+export interface PaceSummary {
+  /** Answers (other than 429) per second, from the first request to the last answer. */
+  readonly answersPerSecond: number;
+  /** 'auto' when the controller found the pace, else the number the user fixed. */
+  readonly mode: 'auto' | 'fixed';
+  /** Where it stood at the end: the limit in flight and the rate (if paced by one). */
+  readonly concurrency: number;
+  readonly ratePerSecond: number | undefined;
+  /** Why it last changed (core's PACE_CHANGES). */
+  readonly change: PaceChange;
+}
+
+export function paceSummary(sender: Sender): PaceSummary {
+  const reading = sender.reading();
+  return {
+    answersPerSecond: Math.round(sender.answersPerSecond * 10) / 10,
+    mode: sender.pace.isFixed ? 'fixed' : 'auto',
+    concurrency: reading.concurrency,
+    ratePerSecond:
+      reading.ratePerSecond === undefined ? undefined : Math.round(reading.ratePerSecond * 10) / 10,
+    change: reading.change,
+  };
 }

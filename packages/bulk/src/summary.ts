@@ -1,7 +1,7 @@
 // What a bulk run did, counted as it goes: the summary every client prints or shows.
 import type { SaveReport } from './answer-store.js';
 import type { ResultKind, RowResult } from './row-result.js';
-import type { StopReason } from './sender.js';
+import type { PaceSummary, StopReason } from './sender.js';
 
 export interface InvalidExample {
   /** As a spreadsheet numbers it: the header is row 1. */
@@ -43,6 +43,8 @@ export interface BulkSummary {
   requests: number;
   attempts: number;
   throttled: number;
+  /** The pace the run reached, and whether the controller found it or the user fixed it. */
+  pace: PaceSummary | undefined;
   invalidExamples: InvalidExample[];
   stopped: StopReason | undefined;
   /** When the service said to come back (a Retry-After over the cap), as an ISO date. */
@@ -89,6 +91,7 @@ export function emptySummary(names: {
     requests: 0,
     attempts: 0,
     throttled: 0,
+    pace: undefined,
     invalidExamples: [],
     stopped: undefined,
     resumeAt: undefined,

@@ -13,19 +13,25 @@ export function parseDuration(text: string, flag: string): number {
 }
 
 /** "10", "10/s", "600/m": requests per second. */
-export function parseRate(text: string): number {
+export function parseRate(text: string, flag = '--max-rate'): number {
   const match = /^(\d+(?:\.\d+)?)\s*(?:\/\s*(s|sec|second|m|min|minute))?$/.exec(text.trim().toLowerCase());
   const value = match ? Number(match[1]) : Number.NaN;
   if (!match || !(value > 0))
-    throw usage(`--rate takes requests per second such as 10/s or 600/m; got "${text}"`);
+    throw usage(`${flag} takes requests per second such as 10/s or 600/m; got "${text}"`);
   return match[2]?.startsWith('m') ? value / 60 : value;
 }
 
-export function parseWhole(text: string, flag: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+export function parseWhole(
+  text: string,
+  flag: string,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+  orElse = '',
+): number {
   const value = Number(text);
   if (!/^\d+$/.test(text.trim()) || value < min || value > max) {
     throw usage(
-      `${flag} takes a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}; got "${text}"`,
+      `${flag} takes a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}${orElse ? ` ${orElse}` : ''}; got "${text}"`,
     );
   }
   return value;

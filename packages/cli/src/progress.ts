@@ -2,6 +2,7 @@
 // or nothing. The file's size is known and its row count is not: the total is estimated by the
 // engine's estimatedRows from the rows read per byte read so far.
 import { estimatedRows } from '@enrich/bulk';
+import { type PaceReading, paceText } from '@enrich/core';
 import cliProgress from 'cli-progress';
 import { grouped } from './terminal-text.js';
 
@@ -12,6 +13,8 @@ export interface ProgressSnapshot {
   /** Bytes of the input read so far. */
   readonly bytes: number;
   readonly transactions: number;
+  /** The pace now, and why it last changed. */
+  readonly pace?: PaceReading;
 }
 
 export interface ProgressReporter {
@@ -38,6 +41,7 @@ export function barProgress(stream: NodeJS.WritableStream, label: string): Progr
       rate: rate(s.written, elapsed),
       spent: grouped(s.transactions),
       remaining: perMs > 0 ? duration(left / perMs) : '...',
+      pace: s.pace ? paceText(s.pace) : '',
     };
   };
   return {
@@ -48,7 +52,7 @@ export function barProgress(stream: NodeJS.WritableStream, label: string): Progr
       bar = new cliProgress.SingleBar(
         {
           stream,
-          format: `${label} {bar} {percentage}% | {written} rows | {rate} rows/s | {spent} transactions | ETA {remaining}`,
+          format: `${label} {bar} {percentage}% | {written} rows | {rate} rows/s | {spent} transactions | ETA {remaining} | {pace}`,
           hideCursor: true,
           clearOnComplete: true,
         },
@@ -87,7 +91,8 @@ export function lineProgress(stream: Stream, label: string, everyMs = 10_000): P
         const share = Math.floor((100 * s.written) / estimatedRows({ ...s, totalBytes }));
         stream.write(
           `${label}: ${grouped(s.written)} rows written (about ${share}% of the file), ` +
-            `${rate(s.written, Date.now() - started)} rows/s, ${grouped(s.transactions)} transactions\n`,
+            `${rate(s.written, Date.now() - started)} rows/s, ${grouped(s.transactions)} transactions` +
+            `${s.pace ? `; pace ${paceText(s.pace)}` : ''}\n`,
         );
       }, everyMs);
       timer.unref();

@@ -18,8 +18,13 @@ export function bulkReport(title: string, s: BulkSummary): string {
     rows.push(['not as documented', `${grouped(s.notAsDocumented)} (of the ok rows)`]);
   if (s.notSent > 0) rows.push(['not sent', grouped(s.notSent)]);
   if (s.abandoned > 0) rows.push(['abandoned in flight', `${grouped(s.abandoned)} (may have been paid)`]);
+  if (s.pace && s.requests > 0) rows.push(['pace', paceReport(s.pace)]);
   if (s.attempts > s.requests) rows.push(['retries', grouped(s.attempts - s.requests)]);
-  if (s.throttled > 0) rows.push(['429 waits', grouped(s.throttled)]);
+  if (s.throttled > 0)
+    rows.push([
+      '429 answers',
+      `${grouped(s.throttled)} (${percent(s.throttled, s.attempts)} of requests sent)`,
+    ]);
   rows.push(['time', seconds(s.elapsedMs)]);
   const lines = [`${title}: ${s.input} -> ${s.output}`, indent(twoColumns(rows))];
   lines.push(...examples(s.invalidExamples));
@@ -145,6 +150,20 @@ function stopText(reason: string): string {
     default:
       return reason;
   }
+}
+
+/** "48.7 answers/s; found by itself: 15 at a time, 49 requests/s at the end" */
+function paceReport(p: NonNullable<BulkSummary['pace']>): string {
+  const held =
+    p.mode === 'fixed'
+      ? `${p.concurrency} at a time (--concurrency)`
+      : `found by itself: up to ${p.concurrency} at a time`;
+  const rate = p.ratePerSecond === undefined ? '' : `, ${p.ratePerSecond} requests/s`;
+  return `${p.answersPerSecond} answers/s; ${held}${rate} at the end`;
+}
+
+function percent(part: number, whole: number): string {
+  return whole > 0 ? `${((100 * part) / whole).toFixed(1)} %` : '0 %';
 }
 
 function indent(text: string): string {

@@ -55,7 +55,7 @@ describe('when the service pushes back', () => {
     );
     expect(ran.code).toBe(0);
     expect(ran.stderr).toMatch(
-      /^Phone Lookup: \d+ rows written \(about \d+% of the file\), \d+ rows\/s, \d+ transactions$/m,
+      /^Phone Lookup: \d+ rows written \(about \d+% of the file\), \d+ rows\/s, \d+ transactions; pace [\d.]+\/s, \d+ in flight \(a fixed number at a time, as set\)$/m,
     );
     expect(ran.stdout).toMatch(/^Phone Lookup: in\.csv -> o\.csv$/m);
     for (const label of [

@@ -71,11 +71,14 @@ describe('field flags', () => {
       timeout: 5000,
       maxAge: 12 * 3_600_000,
       map: { Phone: 'Mobile' },
-      concurrency: 8,
+      concurrency: 'auto',
+      maxConcurrency: 64,
     });
     await expect(
       program.parseAsync(['phone-lookup', '--concurrency', 'many'], { from: 'user' }),
-    ).rejects.toThrow(/--concurrency takes a whole number from 1 to 256; got "many"/);
+    ).rejects.toThrow(/--concurrency takes a whole number from 1 to 256 or auto; got "many"/);
+    await program.parseAsync(['phone-lookup', '--concurrency', '12', '--max-rate', '600/m'], { from: 'user' });
+    expect(parsed).toMatchObject({ concurrency: 12, maxRate: 10 });
   });
 });
 
@@ -92,8 +95,8 @@ describe('option values', () => {
     expect(parseRate('10')).toBe(10);
     expect(parseRate('10/s')).toBe(10);
     expect(parseRate('600/m')).toBe(10);
-    expect(() => parseRate('0/s')).toThrow(/--rate/);
-    expect(() => parseRate('fast')).toThrow(/--rate/);
+    expect(() => parseRate('0/s')).toThrow(/--max-rate takes/);
+    expect(() => parseRate('fast', '--rate')).toThrow(/--rate takes/);
   });
 
   it('reads --map pairs, keeping spaces and = in column names', () => {

@@ -4,6 +4,7 @@
 
 import { CACHE_FILE } from '@enrich/bulk';
 import {
+  DEFAULT_MAX_CONCURRENCY,
   DEFAULT_MAX_RETRY_AFTER_MS,
   DEFAULT_RETRY_POLICY,
   type Operation,
@@ -16,7 +17,8 @@ import { parseDuration, parseMap, parseRate, parseWhole } from '../options.js';
 import { type ChosenColumns, chosenColumns } from './columns.js';
 import { FieldOption, flagOf } from './field-option.js';
 
-const DEFAULT_CONCURRENCY = 8;
+/** Most requests in flight a user may fix, or let the controller reach. */
+const MAX_CONCURRENCY = 256;
 const DEFAULT_MAX_AGE = '30d';
 
 /** The options of an operation's command, parsed. Durations are in milliseconds. */
@@ -27,7 +29,11 @@ export interface OperationFlags {
   readonly fields?: ChosenColumns;
   readonly cache?: string;
   readonly maxAge: number;
-  readonly concurrency: number;
+  /** A number fixed by the user, or 'auto': the pace the service allows (core's Pace). */
+  readonly concurrency: number | 'auto';
+  readonly maxConcurrency: number;
+  readonly maxRate?: number;
+  /** The old name of --max-rate, still read. */
   readonly rate?: number;
   readonly maxTransactions?: number;
   readonly maxAttempts: number;
@@ -56,6 +62,10 @@ export type OperationAction = (
 ) => Promise<void>;
 
 const whole = (flag: string, min: number, max?: number) => (text: string) => parseWhole(text, flag, min, max);
+const parseConcurrency = (text: string): number | 'auto' =>
+  text.trim().toLowerCase() === 'auto'
+    ? 'auto'
+    : parseWhole(text, '--concurrency', 1, MAX_CONCURRENCY, 'or auto');
 const seconds = (flag: string, min: number, max?: number) => (text: string) =>
   parseWhole(text, flag, min, max) * 1000;
 
@@ -86,15 +96,25 @@ export function addOperationCommand(program: Command, op: Operation, action: Ope
         .default(parseDuration(DEFAULT_MAX_AGE, '--max-age'), DEFAULT_MAX_AGE),
     )
     .addOption(
-      new Option('--concurrency <n>', 'requests at a time')
-        .argParser(whole('--concurrency', 1, 256))
-        .default(DEFAULT_CONCURRENCY),
+      new Option(
+        '--concurrency <n|auto>',
+        'requests at a time: auto finds what the service allows, a number fixes it',
+      )
+        .argParser(parseConcurrency)
+        .default('auto'),
     )
     .addOption(
-      new Option('--rate <n/s>', 'at most this many requests per second, e.g. 10/s or 600/m').argParser(
-        parseRate,
-      ),
+      new Option('--max-concurrency <n>', 'with auto: never more than this many at a time')
+        .argParser(whole('--max-concurrency', 1, MAX_CONCURRENCY))
+        .default(DEFAULT_MAX_CONCURRENCY),
     )
+    .addOption(
+      new Option(
+        '--max-rate <n/s>',
+        'never more than this many requests per second, e.g. 10/s or 600/m',
+      ).argParser((text) => parseRate(text, '--max-rate')),
+    )
+    .addOption(new Option('--rate <n/s>').argParser((text) => parseRate(text, '--rate')).hideHelp())
     .addOption(
       new Option('--max-transactions <n>', 'stop sending once this many transactions are spent').argParser(
         whole('--max-transactions', 0),

@@ -19,3 +19,18 @@ export const PACE_CHANGES: Readonly<Record<PaceChange, string>> = {
   'slower-failing': 'slower: the service failed or timed out',
   paused: 'paused: the service refused every request (429)',
 };
+
+/** What a progress line says of the pace: "48/s, 15 in flight, paced at 49/s (slower: the service answered 429)". */
+export function paceText(reading: {
+  readonly answersPerSecond: number;
+  readonly inFlight: number;
+  readonly ratePerSecond: number | undefined;
+  readonly change: PaceChange;
+}): string {
+  const paced = reading.ratePerSecond === undefined ? '' : `, paced at ${perSecond(reading.ratePerSecond)}`;
+  return `${perSecond(reading.answersPerSecond)}, ${reading.inFlight} in flight${paced} (${PACE_CHANGES[reading.change]})`;
+}
+
+function perSecond(value: number): string {
+  return `${value >= 10 ? Math.round(value) : Math.round(value * 10) / 10}/s`;
+}

@@ -171,6 +171,11 @@ export class Pace {
     return this.maxRate === undefined ? rate : Math.min(rate, this.maxRate);
   }
 
+  /** Whether another attempt may go on the wire now (with a fixed number, the caller keeps it). */
+  hasRoom(): boolean {
+    return this.fixed !== undefined || this.inFlight < this.concurrency;
+  }
+
   /**
    * When the next request may start: now, or later when the run is paced by a rate. Nothing is
    * reserved: a cut in the rate applies at once to every request still waiting.
