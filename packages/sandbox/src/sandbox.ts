@@ -3,9 +3,10 @@
 //
 // Checks, in this order, each answered with the API's status codes where it has one:
 //   admin path → unknown path 404 → not POST 405 → x-api-key missing or unknown 401 →
+//   the key's token bucket empty 429 (a gateway's rate limit, token-bucket.ts) →
 //   Content-Type not JSON 415 → body not a JSON object 400 → unknown field, non-string value,
-//   broken bound or requirement rule 400 → allowance used up 429 → reserved input or injected
-//   fault → 200 record.
+//   broken bound or requirement rule 400 → allowance used up 429 → the service: reserved input or
+//   injected fault → 200 record.
 // The sandbox is strict where a lenient server would hide client bugs: values must already be
 // normalised ("(555) 010-2030" is a 400, as the API says "numeric only"), and fields an operation
 // does not take are a 400.
@@ -14,8 +15,16 @@
 // Billing: 200, 204 and 440 count as transactions (core's BILLABLE_STATUSES).
 // Misbehaviour on request (misbehave.ts): the modes in front of the service answer before the key
 // is checked; the others change a 200 record, which is billed as any 200.
+// Load (all from now(), never with timers, so a virtual clock drives it): answers that reach the
+// service (200, 204, 440, 500) take a service time drawn from the latency distribution
+// (latency.ts) and may wait for one of `capacity` slots (capacity.ts); delayMs is that wait plus
+// the service time. The token bucket's 429 answers at once (a gateway in front of the service).
+// Every other answer (401, 400, the allowance's 429, ...) takes the fixed `latencyMs`, as before,
+// and occupies no slot.
 import { type CleanInput, matchField, OPERATIONS, type Operation, validate } from '@enrich/core';
+import { createServiceQueue } from './capacity.js';
 import { DEMO_KEY } from './demo-key.js';
+import { drawLatency } from './latency.js';
 import {
   frontMode,
   MISBEHAVE_HEADER,
@@ -27,12 +36,27 @@ import {
 import { type Random, seededRandom } from './random.js';
 import { reservedOutcome, SLOW_MS } from './reserved.js';
 import { syntheticRecord } from './synthetic.js';
+import { createTokenBuckets, defaultBurst } from './token-bucket.js';
 
 export const ADMIN_PREFIX = '/__sandbox/';
 
 export interface SandboxKnobs {
-  /** Added to every answer by the server, and reported as `delayMs` by handle(). */
+  /**
+   * Added to every answer by the server, and reported as `delayMs` by handle(). With a
+   * `latencyP99Ms` above it, the median of the service time of the answers that reach the service.
+   */
   latencyMs: number;
+  /**
+   * The 99th percentile of the service time: above `latencyMs`, each service time is drawn from a
+   * log-normal with that median and this p99 (a seeded sequence); otherwise the latency is fixed.
+   */
+  latencyP99Ms: number;
+  /** Requests per second per key let through by a token bucket in front of the service; Infinity for none. */
+  rate: number;
+  /** The most a key's bucket holds (requests at once after a pause); defaults to one second's worth, at least 1. */
+  burst: number;
+  /** Requests in service at once; more wait in a FIFO queue. Infinity for no limit. */
+  capacity: number;
   /** Share of otherwise good requests answered 500, drawn from a seeded sequence. */
   faultRate: number;
   /** Billable transactions per key per window; Infinity for none. */
@@ -75,7 +99,19 @@ export interface SandboxResponse {
 export interface Stats {
   readonly transactions: number;
   readonly requests: number;
+  /** Answers to requests (not to the admin paths) by status code. */
   readonly byStatus: Readonly<Record<string, number>>;
+  /** 429 answers, from any cause (the rate, the allowance, the reserved input, a misbehaviour). */
+  readonly throttled: number;
+  /**
+   * Answers other than 429 per second, from the first request's arrival to the latest answer's end
+   * (arrival + delayMs); 0 with fewer than two such answers or no time between.
+   */
+  readonly answersPerSecond: number;
+  /** The most requests in service at once (at most `capacity`); only requests that reach the service count. */
+  readonly peakInService: number;
+  /** The most requests waiting for a slot at once; 0 without a capacity. */
+  readonly peakWaiting: number;
 }
 
 export interface Sandbox {
@@ -100,8 +136,14 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const keys = new Set(options.keys ?? [DEMO_KEY]);
   const seed = options.seed ?? 'sandbox';
   const now = options.now ?? Date.now;
+  const latencyMs = options.latencyMs ?? 0;
+  const rate = options.rate ?? Number.POSITIVE_INFINITY;
   const knobs: SandboxKnobs = {
-    latencyMs: options.latencyMs ?? 0,
+    latencyMs,
+    latencyP99Ms: options.latencyP99Ms ?? latencyMs,
+    rate,
+    burst: options.burst ?? defaultBurst(rate),
+    capacity: options.capacity ?? Number.POSITIVE_INFINITY,
     faultRate: options.faultRate ?? 0,
     allowance: options.allowance ?? Number.POSITIVE_INFINITY,
     allowanceWindowMs: options.allowanceWindowMs ?? Number.POSITIVE_INFINITY,
@@ -113,19 +155,52 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   let requestCount = 0;
   let byStatus: Record<string, number> = {};
   let faults: Random = seededRandom(`${seed}|faults`);
+  let latencies: Random = seededRandom(`${seed}|latency`);
+  const buckets = createTokenBuckets({ rate: knobs.rate, burst: knobs.burst });
+  const service = createServiceQueue();
+  let throttled = 0;
+  let served = 0; // answers other than 429
+  let firstArrival = Number.NaN;
+  let lastEnd = Number.NEGATIVE_INFINITY;
+  let arrival = 0; // now() when the request being handled arrived
 
-  const answer = (status: number, body: unknown, extraHeaders: Record<string, string> = {}, delayMs = 0) => {
-    byStatus[status] = (byStatus[status] ?? 0) + 1;
+  /** An answer, sent `delayMs` after the request (by default the fixed latency: it did not reach the service). */
+  const answer = (
+    status: number,
+    body: unknown,
+    extraHeaders: Record<string, string> = {},
+    delayMs = knobs.latencyMs,
+  ): SandboxResponse => {
     const headers: Record<string, string> = { ...extraHeaders };
     let text = '';
     if (body !== undefined) {
       headers['content-type'] = 'application/json';
       text = JSON.stringify(body);
     }
-    return { status, headers, body: text, delayMs: knobs.latencyMs + delayMs };
+    return { status, headers, body: text, delayMs };
   };
-  const error = (status: number, message: string, extraHeaders: Record<string, string> = {}) =>
-    answer(status, { status, error: message }, extraHeaders);
+  const error = (
+    status: number,
+    message: string,
+    extraHeaders: Record<string, string> = {},
+    delayMs = knobs.latencyMs,
+  ) => answer(status, { status, error: message }, extraHeaders, delayMs);
+
+  /** The delay of an answer from the service: its wait for a slot plus its service time (plus `extraMs`). */
+  const serviceDelay = (extraMs = 0): number => {
+    const serviceMs = drawLatency(knobs.latencyMs, knobs.latencyP99Ms, latencies.next) + extraMs;
+    const { start } = service.admit(arrival, serviceMs, knobs.capacity);
+    return start - arrival + serviceMs;
+  };
+
+  /** Counts an answer to a request (admin paths aside) in the stats. */
+  const record = (at: number, response: SandboxResponse) => {
+    byStatus[response.status] = (byStatus[response.status] ?? 0) + 1;
+    if (response.status === 429) throttled++;
+    else served++;
+    if (Number.isNaN(firstArrival)) firstArrival = at;
+    lastEnd = Math.max(lastEnd, at + response.delayMs);
+  };
 
   const stateOf = (key: string): KeyState => {
     let state = perKey.get(key);
@@ -145,10 +220,20 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       ? Math.max(1, Math.ceil((state.windowStart + knobs.allowanceWindowMs - now()) / 1000))
       : knobs.retryAfterSeconds;
 
+  const answersPerSecond = () => {
+    const seconds = (lastEnd - firstArrival) / 1000;
+    if (served < 2 || !(seconds > 0)) return 0;
+    return Math.round((served / seconds) * 1000) / 1000;
+  };
+
   const stats = (): Stats => ({
     transactions: [...perKey.values()].reduce((sum, s) => sum + s.transactions, 0),
     requests: requestCount,
     byStatus: { ...byStatus },
+    throttled,
+    answersPerSecond: answersPerSecond(),
+    peakInService: service.peakInService(),
+    peakWaiting: service.peakWaiting(),
   });
 
   const handleAdmin = (request: SandboxRequest): SandboxResponse => {
@@ -164,6 +249,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
         return error(400, 'configure takes a JSON object of knobs');
       }
       const changes = parsed.value as Record<string, unknown>;
+      const bad = badLoadKnob(changes);
+      if (bad) return error(400, bad);
       if (changes.misbehave !== undefined) {
         const modes = parseMisbehave(changes.misbehave as string | string[]);
         if (!modes.ok) return error(400, modes.message);
@@ -192,6 +279,15 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     if (request.method !== 'POST') return error(405, `${op.path} takes POST only`, { allow: 'POST' });
     const apiKey = header(request, 'x-api-key');
     if (!apiKey || !keys.has(apiKey)) return error(401, 'The user is invalid; check the x-api-key header');
+    // A gateway refuses at once: the request never reaches the service, so no latency either.
+    if (!buckets.take(apiKey, arrival)) {
+      return error(
+        429,
+        `Too many requests: the rate limit is ${knobs.rate} per second per key`,
+        { 'retry-after': '1' },
+        0,
+      );
+    }
     const contentType = header(request, 'content-type') ?? '';
     if (!/^application\/json\b/i.test(contentType)) {
       return error(415, 'Content-Type must be application/json');
@@ -222,12 +318,12 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     switch (reserved) {
       case 'no-match':
         bill();
-        return answer(204, undefined);
+        return answer(204, undefined, {}, serviceDelay());
       case 'too-many':
         bill();
-        return error(440, 'Too many results; refine the search criteria');
+        return error(440, 'Too many results; refine the search criteria', {}, serviceDelay());
       case 'fault':
-        return error(500, 'System error (reserved input)');
+        return error(500, 'System error (reserved input)', {}, serviceDelay());
       case 'allowance':
         return error(429, 'The maximum number of transactions allowed has been reached', {
           'retry-after': String(knobs.retryAfterSeconds),
@@ -236,18 +332,17 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
         break;
     }
     if (knobs.faultRate > 0 && faults.next() < knobs.faultRate)
-      return error(500, 'System error (injected fault)');
+      return error(500, 'System error (injected fault)', {}, serviceDelay());
     bill();
-    const record = syntheticRecord(op, input, seed, reserved === 'formula');
-    const delayMs = reserved === 'slow' ? SLOW_MS : 0;
-    if (modes.length === 0) return answer(200, record, {}, delayMs);
-    const shaped = misbehavingAnswer(record, modes);
-    byStatus[200] = (byStatus[200] ?? 0) + 1;
+    const found = syntheticRecord(op, input, seed, reserved === 'formula');
+    const delayMs = serviceDelay(reserved === 'slow' ? SLOW_MS : 0);
+    if (modes.length === 0) return answer(200, found, {}, delayMs);
+    const shaped = misbehavingAnswer(found, modes);
     const response = {
       status: 200,
       headers: { 'content-type': shaped.contentType },
       body: shaped.body,
-      delayMs: knobs.latencyMs + delayMs,
+      delayMs,
     };
     return shaped.delivery ? { ...response, delivery: shaped.delivery } : response;
   };
@@ -256,10 +351,12 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     handle(request) {
       if (request.path.startsWith(ADMIN_PREFIX)) return handleAdmin(request);
       requestCount++;
+      arrival = now();
       const path = request.path.split('?')[0] ?? '';
       const op = BY_PATH.get(path);
-      if (!op) return error(404, `No operation at ${path}`);
-      return handleOperation(op, request);
+      const response = op ? handleOperation(op, request) : error(404, `No operation at ${path}`);
+      record(arrival, response);
+      return response;
     },
     transactions(apiKey) {
       if (apiKey === undefined) return stats().transactions;
@@ -272,6 +369,13 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       requestCount = 0;
       byStatus = {};
       faults = seededRandom(`${seed}|faults`);
+      latencies = seededRandom(`${seed}|latency`);
+      buckets.reset();
+      service.reset();
+      throttled = 0;
+      served = 0;
+      firstArrival = Number.NaN;
+      lastEnd = Number.NEGATIVE_INFINITY;
     },
     configure(changes) {
       if (Array.isArray(changes.misbehave)) {
@@ -292,10 +396,69 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
           knobs[name] = Number.POSITIVE_INFINITY;
         }
       }
+      configureLoad(knobs, changes, (limits) => buckets.change(limits, now()));
     },
     knobs: () => ({ ...knobs, misbehave: [...knobs.misbehave] }),
   };
   return sandbox;
+}
+
+type LoadKnob = 'rate' | 'burst' | 'capacity' | 'latencyP99Ms';
+const LOAD_KNOBS: readonly LoadKnob[] = ['rate', 'burst', 'capacity', 'latencyP99Ms'];
+
+/** A load knob given a value it cannot take, as a message for configure's 400; undefined when all are fine. */
+function badLoadKnob(changes: Record<string, unknown>): string | undefined {
+  for (const name of LOAD_KNOBS) {
+    const value = changes[name];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+      return `${name} takes a non-negative number, or null`;
+    }
+    if (name === 'capacity' && (!Number.isInteger(value) || value < 1)) {
+      return 'capacity takes a whole number of at least 1, or null for no limit';
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Applies the load knobs of a configure call. null means: no bucket (`rate`), no limit
+ * (`capacity`), the default (`burst`: one second's worth of the rate; `latencyP99Ms`: the median,
+ * a fixed latency). A `rate` without a `burst` in the same call takes the default burst, and a
+ * `latencyMs` without a `latencyP99Ms` makes the latency fixed, as at start. `rebucket` is told the new bucket
+ * limits, which take effect at once.
+ */
+function configureLoad(
+  knobs: SandboxKnobs,
+  changes: Partial<Record<keyof SandboxKnobs, unknown>>,
+  rebucket: (limits: { rate: number; burst: number }) => void,
+): void {
+  const given = (name: keyof SandboxKnobs): number | null | undefined => {
+    const value = changes[name];
+    if (value === null) return null;
+    return typeof value === 'number' && value >= 0 ? value : undefined; // NaN fails the comparison
+  };
+  const rate = given('rate');
+  const burst = given('burst');
+  if (rate !== undefined || burst !== undefined) {
+    const nextRate = rate === undefined ? knobs.rate : (rate ?? Number.POSITIVE_INFINITY);
+    const nextBurst =
+      typeof burst === 'number'
+        ? burst
+        : burst === null || rate !== undefined
+          ? defaultBurst(nextRate)
+          : knobs.burst;
+    knobs.rate = nextRate;
+    knobs.burst = nextBurst;
+    rebucket({ rate: nextRate, burst: nextBurst });
+  }
+  const capacity = given('capacity');
+  if (capacity === null || capacity === Number.POSITIVE_INFINITY) knobs.capacity = Number.POSITIVE_INFINITY;
+  else if (capacity !== undefined && Number.isInteger(capacity) && capacity >= 1) knobs.capacity = capacity;
+  const p99 = given('latencyP99Ms');
+  if (typeof p99 === 'number') knobs.latencyP99Ms = p99;
+  // Run after latencyMs is applied: a p99 that is not given follows a new median.
+  else if (p99 === null || typeof changes.latencyMs === 'number') knobs.latencyP99Ms = knobs.latencyMs;
 }
 
 /** Why a body is not exactly what the API accepts, or undefined when it is. */
