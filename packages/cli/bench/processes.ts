@@ -11,17 +11,30 @@ const CLI_DIR = join(import.meta.dirname, '..');
 export const BIN = join(CLI_DIR, 'dist', 'enrich.mjs');
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
+export interface SandboxStats {
+  transactions: number;
+  requests: number;
+  throttled: number;
+  answersPerSecond: number;
+  peakInService: number;
+  byStatus: Record<string, number>;
+}
+
 export interface Sandbox {
   url: string;
   process: ChildProcess;
-  stats(): Promise<{ transactions: number; requests: number }>;
+  stats(): Promise<SandboxStats>;
   reset(): Promise<void>;
+  /** Changes the service model mid-run (POST /__sandbox/configure). */
+  configure(knobs: Record<string, unknown>): Promise<void>;
 }
 
-export async function startSandbox(latencyMs: number): Promise<Sandbox> {
+/** The sandbox in a process of its own: a latency in ms, or its options (a service model). */
+export async function startSandbox(model: number | Record<string, unknown>): Promise<Sandbox> {
+  const arg = typeof model === 'number' ? String(model) : JSON.stringify(model);
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(CLI_DIR, 'bench', 'sandbox-process.ts'), String(latencyMs)],
+    ['--import', 'tsx', join(CLI_DIR, 'bench', 'sandbox-process.ts'), arg],
     {
       cwd: CLI_DIR,
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -32,10 +45,16 @@ export async function startSandbox(latencyMs: number): Promise<Sandbox> {
   return {
     url,
     process: child,
-    stats: async () =>
-      (await (await fetch(`${url}/__sandbox/stats`)).json()) as { transactions: number; requests: number },
+    stats: async () => (await (await fetch(`${url}/__sandbox/stats`)).json()) as SandboxStats,
     reset: async () => {
       await fetch(`${url}/__sandbox/reset`, { method: 'POST' });
+    },
+    configure: async (knobs) => {
+      const answer = await fetch(`${url}/__sandbox/configure`, {
+        method: 'POST',
+        body: JSON.stringify(knobs),
+      });
+      if (!answer.ok) throw new Error(`configure ${JSON.stringify(knobs)}: ${answer.status}`);
     },
   };
 }
@@ -57,7 +76,7 @@ export function enrich(
   sandbox: Sandbox,
   dir: string,
   args: string[],
-  options: { killAfterMs?: number } = {},
+  options: RunOptions = {},
 ): Promise<Run> {
   const env = {
     PATH: process.env.PATH ?? '',
@@ -73,12 +92,14 @@ export function script(path: string, args: string[], dir: string): Promise<Run> 
   return run([process.execPath, path, ...args], dir, { PATH: process.env.PATH ?? '' }, {});
 }
 
-function run(
-  command: string[],
-  dir: string,
-  env: Record<string, string>,
-  options: { killAfterMs?: number },
-): Promise<Run> {
+interface RunOptions {
+  /** SIGKILL enrich after this long (a crash). */
+  killAfterMs?: number;
+  /** SIGINT enrich after this long (Ctrl-C: it stops sending and prints its summary). */
+  interruptAfterMs?: number;
+}
+
+function run(command: string[], dir: string, env: Record<string, string>, options: RunOptions): Promise<Run> {
   const [file, ...argv] = TIME ? [TIME, '-v', ...command] : command;
   const started = performance.now();
   const child = spawn(file as string, argv, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -97,8 +118,16 @@ function run(
       if (pid) process.kill(pid, 'SIGKILL');
     }, options.killAfterMs);
   }
+  const interrupt =
+    options.interruptAfterMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          const pid = TIME ? findChildPid(child.pid) : child.pid;
+          if (pid) process.kill(pid, 'SIGINT');
+        }, options.interruptAfterMs);
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
+      clearTimeout(interrupt);
       const wallMs = performance.now() - started;
       const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
       const summaryLine = stdout.trim().split('\n').pop() ?? '';

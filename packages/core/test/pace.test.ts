@@ -22,6 +22,12 @@ describe('finding the ceiling with nothing configured', () => {
     for (const t of traceAfter(r, 5000)) expect(t.rate).toBeGreaterThan(35);
   });
 
+  it('the same with a fixed service time: answers come back in waves, the sends do not', () => {
+    const r = simulate(simService({ rate: 50, latencyMs: 300 }), 1500);
+    expect(ratio(r, 1500, 50)).toBeGreaterThanOrEqual(0.9);
+    expect(share429(r)).toBeLessThanOrEqual(0.02);
+  });
+
   it('a token bucket of 200/s at 100 ms', () => {
     const r = simulate(simService({ rate: 200, latencyMs: 100, jitter: 0.2 }), 6000);
     expect(ratio(r, 6000, 200)).toBeGreaterThanOrEqual(0.9);

@@ -181,13 +181,13 @@ export class Pace {
    * reserved: a cut in the rate applies at once to every request still waiting.
    */
   readyAt(now: number): number {
-    return this.ratePerSecond === undefined ? now : Math.max(now, this.state.nextStartAt);
+    return this.spacing() === undefined ? now : Math.max(now, this.state.nextStartAt);
   }
 
   /** `count` attempts left for the service at once (a fetchAll round sends several). */
   sent(now: number, count = 1): void {
     this.inFlight += count;
-    const rate = this.ratePerSecond;
+    const rate = this.spacing();
     if (rate !== undefined)
       this.state.nextStartAt = Math.max(now, this.state.nextStartAt) + (count * 1000) / rate;
     if (this.fixed !== undefined) return;
@@ -228,6 +228,20 @@ export class Pace {
       change: this.state.change,
       changedAt: this.state.changedAt,
     };
+  }
+
+  /**
+   * Requests per second the sends are spaced by: the rate, once a 429 showed one. Before that, as
+   * TCP paces its window (Linux: twice the window per round trip in slow start, 1.2 times after), so
+   * that a growing limit does not send its new requests all at once: against a bucket, such a burst
+   * draws many 429s before the first one comes back.
+   */
+  private spacing(): number | undefined {
+    const s = this.state;
+    const rate = this.ratePerSecond;
+    if (this.fixed !== undefined || s.rate !== undefined || s.latency === undefined) return rate;
+    const pacing = ((s.slowStart ? 2 : 1.2) * s.limit * 1000) / s.latency;
+    return rate === undefined ? pacing : Math.min(rate, pacing);
   }
 
   /** What was learnt, to carry to another execution (Apps Script) with `new Pace(options, now, state)`. */
