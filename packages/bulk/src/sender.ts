@@ -89,6 +89,8 @@ export interface SenderOptions {
 interface WireState {
   abandoned: boolean;
   wireAttempts: number;
+  /** When its first attempt left (not when it began waiting its turn). */
+  firstSentAt: number;
 }
 
 /** An answer on its way into the journal: the slot is free, durability not yet known. */
@@ -125,8 +127,8 @@ export class Sender {
   /** Attempts waiting for their turn to go on the wire, in order, and the loop that lets them go. */
   private readonly turns: (() => void)[] = [];
   private turnsRunning = false;
-  /** Wakes the turn loop when an attempt ends (a place in flight may be free). */
-  private placeFreed: (() => void) | undefined;
+  /** Wakes the turn loop early: an attempt ended (a place may be free), or the run stopped. */
+  private nudgeTurns: (() => void) | undefined;
   private firstSentAt: number | undefined;
   private lastEndedAt = 0;
   /** Attempts answered with anything but 429 (for the pace reached). */
@@ -172,15 +174,20 @@ export class Sender {
   private gate(state: WireState): Transport {
     const { options } = this;
     return async (request: HttpRequest) => {
-      await this.waitTurn();
+      await this.waitTurn(state.wireAttempts > 0);
       const sentAt = options.now();
-      if (this.stopReason === 'interrupted') {
+      // The run stopped sending while this request waited its turn: it never leaves. (A retry of
+      // one already sent goes, unless interrupted: core asked isCancelled before it.)
+      if (this.stopReason === 'interrupted' || (this.stopReason && state.wireAttempts === 0)) {
         this.attemptEnded(sentAt, 'failed');
-        throw new NotSent('interrupted');
+        throw new NotSent(this.stopReason);
       }
       this.attempts++;
       this.firstSentAt ??= sentAt;
-      if (state.wireAttempts++ === 0) this.started++;
+      if (state.wireAttempts++ === 0) {
+        this.started++;
+        state.firstSentAt = sentAt;
+      }
       let response: HttpResponse;
       try {
         response = await abandonable(options.transport(request), this.abandon);
@@ -191,8 +198,14 @@ export class Sender {
       }
       if (response.status === 429) {
         this.throttled++;
-        const everyone = this.attemptEnded(sentAt, 'throttled');
-        this.pauseFor(parseRetryAfter(response.headers['retry-after'], options.now()), everyone);
+        const retryAfterMs = parseRetryAfter(response.headers['retry-after'], options.now());
+        const everyone = this.attemptEnded(sentAt, 'throttled', retryAfterMs ?? options.defaultPauseMs);
+        this.pauseFor(retryAfterMs, everyone);
+        // Refused everything, pause after pause, as many times as a request may be tried: the
+        // allowance is used up, not busy.
+        if (this.pace.refusedInARow >= options.policy.maxAttempts) {
+          this.stop('allowance', 'not sent: the transaction allowance is used up (429); run again later');
+        }
       } else {
         this.answered++;
         this.attemptEnded(sentAt, response.status >= 500 ? 'failed' : 'answered');
@@ -202,13 +215,11 @@ export class Sender {
   }
 
   /** Tells the pace; returns whether every request should wait for a 429's Retry-After. */
-  private attemptEnded(sentAt: number, signal: AttemptSignal): boolean {
+  private attemptEnded(sentAt: number, signal: AttemptSignal, retryAfterMs?: number): boolean {
     const now = this.options.now();
     this.lastEndedAt = now;
-    const everyone = this.pace.ended(sentAt, now, signal);
-    const wake = this.placeFreed;
-    this.placeFreed = undefined;
-    wake?.();
+    const everyone = this.pace.ended(sentAt, now, signal, retryAfterMs);
+    this.nudgeTurns?.();
     return everyone;
   }
 
@@ -250,9 +261,6 @@ export class Sender {
   cancel(): void {
     this.stop('interrupted', 'not sent: the run was interrupted');
     this.wakeUp.abort();
-    const wake = this.placeFreed;
-    this.placeFreed = undefined;
-    wake?.();
   }
 
   /** Stops sending because answers can no longer be kept (the journal cannot be written). */
@@ -279,8 +287,7 @@ export class Sender {
     const built = buildRequest(op, input, this.options.settings);
     if (!built.ok) return { sent: true, outcome: configError(built.message), billable: false, kept: false };
     this.inFlight++;
-    const startedAt = this.options.now();
-    const state: WireState = { abandoned: false, wireAttempts: 0 };
+    const state: WireState = { abandoned: false, wireAttempts: 0, firstSentAt: 0 };
     let report: Awaited<ReturnType<typeof sendWithRetry>>;
     try {
       report = await sendWithRetry(op, built.request, {
@@ -290,8 +297,9 @@ export class Sender {
         sleep: (ms) => this.sleep(ms),
         now: this.options.now,
         random: this.options.random,
-        // A wait longer than the cap stops the retries of requests already sent, too.
-        isCancelled: () => this.stopReason === 'interrupted' || this.resumeAt !== undefined,
+        // Once the run stops sending (interrupted, a wait longer than the cap, the allowance gone,
+        // the key refused...), no retry starts either.
+        isCancelled: () => this.stopReason !== undefined,
         onRetry: ({ delayMs, outcome }) => {
           if (outcome.kind === 'error') this.options.onRetry?.({ delayMs, error: outcome.error });
         },
@@ -311,13 +319,13 @@ export class Sender {
     if (report.waitTooLong) this.pauseFor(report.waitTooLong.retryAfterMs);
     const billable = isPaid(outcome);
     if (billable) this.spent++;
-    this.learn(outcome, billable, startedAt);
+    this.learn(outcome, billable, state.firstSentAt);
     const keeping = billable && keep ? keep(outcome) : Promise.resolve(billable);
     return { sent: true, outcome, billable, keeping };
   }
 
   // What one answer says about the requests still to send.
-  private learn(outcome: Outcome, billable: boolean, startedAt: number): void {
+  private learn(outcome: Outcome, billable: boolean, firstSentAt: number): void {
     if (billable) {
       this.lastAnswerAt = this.options.now();
       this.failuresInARow = 0;
@@ -335,7 +343,7 @@ export class Sender {
       case 'allowance':
         // A 429 that outlasted every retry while no other request got an answer: the allowance
         // is gone, not busy. (If others were answered meanwhile, only this row is marked.)
-        if (this.lastAnswerAt < startedAt) {
+        if (this.lastAnswerAt < firstSentAt) {
           this.stop('allowance', 'not sent: the transaction allowance is used up (429); run again later');
         }
         break;
@@ -358,18 +366,22 @@ export class Sender {
     if (this.stopReason) return;
     this.stopReason = reason;
     this.stopMessage = message;
+    this.nudgeTurns?.();
   }
 
   // An attempt's turn: at once when nothing waits and the pace allows (the common case, and the only
   // one with a fixed number and no rate), else in order behind the others. The pace is told at the
   // moment the turn is given, so that the next one is judged with this one counted.
-  private waitTurn(): Promise<void> {
+  // A retry goes before requests not yet sent: finishing what was started first, as TCP resends
+  // before it sends anything new (and a run whose allowance is gone finds it out in a few attempts).
+  private waitTurn(retry: boolean): Promise<void> {
     if (this.turns.length === 0 && this.mayGoAt(this.options.now()) === 0) {
       this.pace.sent(this.options.now());
       return Promise.resolve();
     }
     return new Promise<void>((resolve) => {
-      this.turns.push(resolve);
+      if (retry) this.turns.unshift(resolve);
+      else this.turns.push(resolve);
       void this.giveTurns();
     });
   }
@@ -386,18 +398,14 @@ export class Sender {
     this.turnsRunning = true;
     try {
       while (this.turns.length > 0) {
-        if (this.wakeUp.signal.aborted) {
-          // Interrupted: every waiting attempt is let go, to find the run stopped and send nothing.
+        if (this.stopReason) {
+          // The run stopped sending: every waiting attempt is let go, to find it so and send nothing.
           for (const go of this.turns.splice(0)) go();
           break;
         }
         const now = this.options.now();
         const wait = this.mayGoAt(now);
-        if (wait === Number.POSITIVE_INFINITY) {
-          await new Promise<void>((resolve) => {
-            this.placeFreed = resolve;
-          });
-        } else if (wait > 0) await this.sleep(wait);
+        if (wait > 0) await this.turnWait(wait);
         else {
           this.pace.sent(now);
           this.turns.shift()?.();
@@ -406,6 +414,22 @@ export class Sender {
     } finally {
       this.turnsRunning = false;
     }
+  }
+
+  // The turn loop's wait: `ms` (Infinity: until an attempt ends), cut short by a nudge. A timer of
+  // its own, cleared when nudged, so that a long spacing never holds the process after the run.
+  private turnWait(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = ms === Number.POSITIVE_INFINITY ? undefined : setTimeout(done, ms);
+      function done(this: void) {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.nudgeTurns = () => {
+        this.nudgeTurns = undefined;
+        done();
+      };
+    });
   }
 
   /** The caller's sleep, cut short by cancel(): no wait outlasts Ctrl-C. */

@@ -77,7 +77,9 @@ describe('field flags', () => {
     await expect(
       program.parseAsync(['phone-lookup', '--concurrency', 'many'], { from: 'user' }),
     ).rejects.toThrow(/--concurrency takes a whole number from 1 to 256 or auto; got "many"/);
-    await program.parseAsync(['phone-lookup', '--concurrency', '12', '--max-rate', '600/m'], { from: 'user' });
+    await program.parseAsync(['phone-lookup', '--concurrency', '12', '--max-rate', '600/m'], {
+      from: 'user',
+    });
     expect(parsed).toMatchObject({ concurrency: 12, maxRate: 10 });
   });
 });

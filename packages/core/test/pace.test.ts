@@ -120,12 +120,28 @@ describe('following a service that changes', () => {
 });
 
 describe('429s that are not a pace', () => {
-  it('a service that refuses everything (an allowance used up) pauses every request', () => {
+  it('a service that refuses everything (an allowance used up) pauses every request, and says how often', () => {
     const pace = new Pace();
-    for (let i = 0; i < 4; i++) pace.sent(0);
-    expect(pace.ended(0, 5, 'throttled')).toBe(true);
-    expect(pace.reading(5).change).toBe('paused');
+    // One request at a time, each refused at once (1 ms later).
+    const refuse = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => {
+        pace.sent(from + 10 * i);
+        return pace.ended(from + 10 * i, from + 10 * i + 1, 'throttled', 1000);
+      });
+    // Three sent, three refused, nothing answered: every request waits.
+    expect(refuse(0, 3)).toEqual([false, false, true]);
+    expect(pace.reading(21).change).toBe('paused');
     expect(PACE_CHANGES.paused).toMatch(/429/);
+    expect(pace.refusedInARow).toBe(1);
+    // Requests sent after that pause refused again: a second pause in a row.
+    expect(refuse(1100, 3)).toEqual([false, false, true]);
+    expect(pace.refusedInARow).toBe(2);
+    // The rate was not cut for it: refusing everything is no pace.
+    expect(pace.ratePerSecond).toBeUndefined();
+    // One answer, and the count starts again.
+    pace.sent(3200);
+    pace.ended(3200, 3250, 'answered');
+    expect(pace.refusedInARow).toBe(0);
   });
 
   it('a 429 while other requests are answered does not pause the others: it cuts the rate', () => {

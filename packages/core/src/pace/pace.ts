@@ -31,6 +31,8 @@ const FIRST_CUT = 0.7;
 const CUT = 0.9;
 /** CUBIC's constant, relative to the rate that drew the 429: it is back there about 3 s after a 0.9 cut. */
 const CUBIC = 0.0037;
+/** A 429 without Retry-After pauses this long, when it pauses everything. */
+const DEFAULT_PAUSE_MS = 1000;
 /** The floor of the rate: one request every 10 s. */
 const MIN_RATE = 0.1;
 /** A shrinking limit never goes below one; 5xx and timeouts cut it by this share. */
@@ -116,6 +118,11 @@ const newRound = (at: number): Round => ({
 export class Pace {
   /** 429 answers seen. */
   throttled = 0;
+  /**
+   * Pauses in a row in which the service refused everything, each refusing a request sent after
+   * the one before (no answer between): the caller may take the allowance to be used up.
+   */
+  refusedInARow = 0;
   private readonly state: PaceState;
   private readonly fixed: number | undefined;
   private readonly maxConcurrency: number;
@@ -127,6 +134,9 @@ export class Pace {
   private readonly refusals = new EventWindow(MAX_WINDOW_MS);
   private firstSendAt: number | undefined;
   private lastThrottleAt = Number.NEGATIVE_INFINITY;
+  /** Where measuring what the service lets through starts: the first send, or the end of a pause. */
+  private measureFrom = Number.NEGATIVE_INFINITY;
+  private pausedAt = Number.NEGATIVE_INFINITY;
   private throttleLatency = 0;
 
   constructor(options: PaceOptions = {}, now = 0, state?: PaceState) {
@@ -191,7 +201,10 @@ export class Pace {
     if (rate !== undefined)
       this.state.nextStartAt = Math.max(now, this.state.nextStartAt) + (count * 1000) / rate;
     if (this.fixed !== undefined) return;
-    this.firstSendAt ??= now;
+    if (this.firstSendAt === undefined) {
+      this.firstSendAt = now;
+      this.measureFrom = Math.max(this.measureFrom, now);
+    }
     this.sends.add(now, count);
     if (this.inFlight >= this.concurrency) this.round.saturated = true;
   }
@@ -200,11 +213,12 @@ export class Pace {
    * An attempt sent at `sentAt` ended at `now`. Returns true when every request should wait as the
    * 429's Retry-After says (a fixed concurrency, or a service that answers nothing but 429).
    */
-  ended(sentAt: number, now: number, signal: AttemptSignal): boolean {
+  ended(sentAt: number, now: number, signal: AttemptSignal, retryAfterMs?: number): boolean {
     this.inFlight = Math.max(0, this.inFlight - 1);
     if (signal === 'throttled') this.throttled++;
     if (this.fixed !== undefined) return signal === 'throttled';
-    if (signal === 'throttled') return this.onThrottled(sentAt, now);
+    if (signal === 'throttled') return this.onThrottled(sentAt, now, retryAfterMs ?? DEFAULT_PAUSE_MS);
+    this.refusedInARow = 0;
     if (signal === 'answered') {
       this.answers.add(now);
       this.round.latencies.push(now - sentAt);
@@ -298,33 +312,47 @@ export class Pace {
     return Math.min(s.baseline, s.previousBaseline ?? Number.POSITIVE_INFINITY);
   }
 
-  private onThrottled(sentAt: number, now: number): boolean {
+  private onThrottled(sentAt: number, now: number, pauseMs: number): boolean {
     const s = this.state;
     s.slowStart = false;
     this.throttleLatency = now - sentAt;
     // Dated when sent: a 429 says the service refused what was sent then.
     this.refusals.add(sentAt);
     const window = this.windowMs();
-    const refusedAll = this.answers.countSince(now - window) === 0;
-    // One cut per round trip of a 429: the 429s of requests sent before the cut say nothing new.
-    if (now - this.lastThrottleAt < Math.max(100, 2 * this.throttleLatency)) return refusedAll;
-    this.lastThrottleAt = now;
     // What the service let through (requests sent, less those refused) since the last cut, if that
     // was recent: about its rate, once its bucket is empty. Else over the last window, which may
-    // include what the bucket's burst gave: the first cut is deeper for it.
-    const since = s.rate === undefined ? now - window : Math.max(s.cutAt, now - window);
-    const seconds = Math.max(now - since, 100) / 1000;
+    // include what the bucket's burst gave: the first cut is deeper for it. Never over a pause.
+    const since = Math.max(
+      s.rate === undefined ? now - window : Math.max(s.cutAt, now - window),
+      this.measureFrom,
+    );
     const sent = this.sends.countSince(since);
-    const letThrough = Math.max(0, sent - this.refusals.countSince(since)) / seconds;
-    const cut = s.rate === undefined || sent < MIN_ROUND_ANSWERS ? FIRST_CUT : CUT;
+    const letThrough = Math.max(0, sent - this.refusals.countSince(since));
+    // Everything sent lately was refused (three at least): the service refuses everything (its
+    // allowance is used up). That is no pace to find: every request waits as Retry-After says, the rate is left as
+    // it was, and what is sent after the pause is measured afresh.
+    if (sent >= MIN_ROUND_ANSWERS && letThrough === 0) {
+      if (sentAt >= this.pausedAt) this.refusedInARow++;
+      this.pausedAt = now;
+      this.measureFrom = now + pauseMs;
+      this.changed('paused', now);
+      return true;
+    }
+    // One cut per round trip of a 429 (the 429s of requests sent before the cut say nothing new),
+    // and only once enough was sent to judge by.
+    if (now - this.lastThrottleAt < Math.max(100, 2 * this.throttleLatency)) return false;
+    if (sent < MIN_ROUND_ANSWERS) return false;
+    this.lastThrottleAt = now;
+    const seconds = Math.max(now - since, 100) / 1000;
+    const cut = s.rate === undefined ? FIRST_CUT : CUT;
     const sending = Math.min(s.rate ?? Number.POSITIVE_INFINITY, sent / seconds);
-    s.rateMax = Math.max(MIN_RATE, Math.min(sending, letThrough));
+    s.rateMax = Math.max(MIN_RATE, Math.min(sending, letThrough / seconds));
     s.rate = Math.max(MIN_RATE, s.rateMax * cut);
     s.climbSeconds = Math.cbrt((1 - cut) / CUBIC);
     s.cutAt = now;
     s.nextStartAt = Math.max(s.nextStartAt, now);
-    this.changed(refusedAll ? 'paused' : 'slower-throttled', now);
-    return refusedAll;
+    this.changed('slower-throttled', now);
+    return false;
   }
 
   // CUBIC: W(t) = W_max (1 + C (t - K)^3), K the time it takes to climb back to W_max.
