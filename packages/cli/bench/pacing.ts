@@ -133,7 +133,9 @@ async function runOne(dir: string, profile: Profile, setting: (typeof SETTINGS)[
 export async function pacingBench(dir: string, log: (text: string) => void): Promise<PacingResult[]> {
   const results: PacingResult[] = [];
   let index = 0;
-  for (const profile of PROFILES) {
+  // BENCH_PACING=800 runs the profiles whose name holds "800" only.
+  const only = process.env.BENCH_PACING;
+  for (const profile of PROFILES.filter((p) => only === undefined || p.name.includes(only))) {
     for (const setting of SETTINGS) {
       const result = await runOne(dir, profile, setting, index++);
       results.push(result);

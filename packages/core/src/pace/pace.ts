@@ -206,7 +206,10 @@ export class Pace {
       this.measureFrom = Math.max(this.measureFrom, now);
     }
     this.sends.add(now, count);
-    if (this.inFlight >= this.concurrency) this.round.saturated = true;
+    // The limit is in use: all of it, or (while doubling, when sends are spaced over the round trip)
+    // half of it, as RFC 7661 validates TCP's window.
+    const used = this.state.slowStart ? this.concurrency / 2 : this.concurrency;
+    if (this.inFlight >= used) this.round.saturated = true;
   }
 
   /**
