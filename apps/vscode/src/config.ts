@@ -46,6 +46,30 @@ export class Config {
     return Math.min(maximum, Math.max(minimum, Math.floor(this.read<number>('historySize'))));
   }
 
+  /** Requests at a time in Enrich CSV: 'auto' (the pace the service allows), or a fixed number. */
+  get concurrency(): number | 'auto' {
+    const read = this.read<unknown>('concurrency');
+    const { minimum, maximum } = SETTINGS.concurrency;
+    // Anything but a whole number in range (a typo, "8" as text) is 'auto': the safe default.
+    const value = typeof read === 'string' && /^\d+$/.test(read.trim()) ? Number(read) : read;
+    return typeof value === 'number' && Number.isInteger(value) && value >= minimum && value <= maximum
+      ? value
+      : 'auto';
+  }
+
+  get maxConcurrency(): number {
+    const { minimum, maximum, default: fallback } = SETTINGS.maxConcurrency;
+    const read = this.read<unknown>('maxConcurrency');
+    const value = typeof read === 'number' && Number.isFinite(read) ? Math.floor(read) : fallback;
+    return Math.min(maximum, Math.max(minimum, value));
+  }
+
+  /** Requests per second never exceeded, or undefined for no cap (the setting's 0). */
+  get maxRate(): number | undefined {
+    const read = this.read<unknown>('maxRate');
+    return typeof read === 'number' && Number.isFinite(read) && read > 0 ? read : undefined;
+  }
+
   /** Where results open: the view for people, or the JSON document. */
   get resultView(): 'view' | 'json' {
     return this.read<string>('resultView') === 'json' ? 'json' : 'view';

@@ -3,7 +3,14 @@
 // remembered (globalState), so the next "Enrich CSV..." on the file offers to resume it with the
 // same operation and mapping; the answer journal makes resuming spend nothing twice.
 import { BulkError, type BulkSummary } from '@enrich/bulk';
-import { checkApiKey, findOperation, OPERATIONS, type Operation } from '@enrich/core';
+import {
+  checkApiKey,
+  findOperation,
+  OPERATIONS,
+  type Operation,
+  paceReachedText,
+  throttledText,
+} from '@enrich/core';
 import * as vscode from 'vscode';
 import { costWords, csvRun } from './csv-files';
 import { reviewMapping } from './csv-mapping';
@@ -80,9 +87,17 @@ async function report(ctx: Ctx, inPath: string, outPath: string, summary: BulkSu
   await vscode.window.showTextDocument(vscode.Uri.file(outPath), { preview: false });
   void vscode.window.showInformationMessage(
     ctx.scrub(
-      `Enrich CSV: wrote ${shortName(outPath)}; ${counts}; ${summary.ok} ok, ${summary.noMatch} no match, ${summary.invalid - summary.blank} invalid, ${summary.blank} blank, ${summary.errors} errors.`,
+      `Enrich CSV: wrote ${shortName(outPath)}; ${counts}; ${summary.ok} ok, ${summary.noMatch} no match, ${summary.invalid - summary.blank} invalid, ${summary.blank} blank, ${summary.errors} errors.${paceSentence(summary)}`,
     ),
   );
+}
+
+/** " Pace: 48.7 answers/s; found by itself: ...; 429 answers: 3 (0.2 % of requests sent)." (core's words) */
+function paceSentence(summary: BulkSummary): string {
+  if (!summary.pace || summary.requests === 0) return '';
+  const throttled =
+    summary.throttled > 0 ? `; 429 answers: ${throttledText(summary.throttled, summary.attempts)}` : '';
+  return ` Pace: ${paceReachedText(summary.pace)}${throttled}.`;
 }
 
 /** The operation, or the unfinished run on this file (same operation and mapping) to resume. */

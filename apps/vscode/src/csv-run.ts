@@ -9,13 +9,10 @@ import {
   estimatedRows,
   runBulk,
 } from '@enrich/bulk';
-import { createScrubber, DEFAULT_RETRY_POLICY, outputColumns } from '@enrich/core';
+import { createScrubber, DEFAULT_RETRY_POLICY, outputColumns, paceText } from '@enrich/core';
 import * as vscode from 'vscode';
 import { type CsvRun, MAX_AGE_MS } from './csv-files';
 import type { Ctx } from './ctx';
-
-/** Requests at a time: the CLI's default. */
-export const CONCURRENCY = 8;
 
 export async function enrichFile(ctx: Ctx, run: CsvRun, apiKey: string): Promise<BulkSummary | undefined> {
   const scrub = createScrubber([apiKey]);
@@ -54,7 +51,10 @@ export async function enrichFile(ctx: Ctx, run: CsvRun, apiKey: string): Promise
                 signal: abandon.signal,
               }),
               policy: DEFAULT_RETRY_POLICY,
-              concurrency: CONCURRENCY,
+              // As the CLI: the pace the service allows (auto) unless the settings fix a number.
+              concurrency: ctx.config.concurrency,
+              maxConcurrency: ctx.config.maxConcurrency,
+              maxRate: ctx.config.maxRate,
               sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
               now: Date.now,
             },
@@ -66,7 +66,7 @@ export async function enrichFile(ctx: Ctx, run: CsvRun, apiKey: string): Promise
               const total = Math.max(estimatedRows(p), p.written, 1);
               const percent = Math.min(100, Math.floor((p.written / total) * 100));
               progress.report({
-                message: `${p.written} of about ${total} rows, ${p.transactions} transaction${p.transactions === 1 ? '' : 's'} spent`,
+                message: `${p.written} of about ${total} rows, ${p.transactions} transaction${p.transactions === 1 ? '' : 's'} spent; pace ${paceText(p.pace)}`,
                 increment: percent - reported,
               });
               reported = percent;

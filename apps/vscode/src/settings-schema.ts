@@ -1,6 +1,6 @@
 // The extension's settings, as one table: the manifest's `contributes.configuration` and the typed
 // Config class both read it, so a setting's name and default are written once.
-import { DEFAULT_BASE_URL, DEFAULT_BASE_URL_V3 } from '@enrich/core';
+import { DEFAULT_BASE_URL, DEFAULT_BASE_URL_V3, DEFAULT_MAX_CONCURRENCY } from '@enrich/core';
 
 export const CONFIG_SECTION = 'enrich';
 
@@ -39,6 +39,30 @@ export const SETTINGS = {
     maximum: 8760,
     markdownDescription:
       'Before sending a request the History already holds an answer for (a record or no match, from the same base URL) that is younger than this many hours, ask whether to show that answer (no transaction) or call again (one transaction). `0` turns the question off: every call is sent.',
+  },
+  concurrency: {
+    type: ['string', 'integer'],
+    default: 'auto',
+    pattern: '^auto$',
+    minimum: 1,
+    maximum: 256,
+    markdownDescription:
+      'Requests at a time in **Enrich CSV**. `auto` finds the pace the service allows from its answers (more while answers keep their time; fewer when they slow down, on 5xx, or on a 429, after which requests are also paced per second just under the limit). A number (1 to 256) fixes it: set one only when you know what the provider allows.',
+  },
+  maxConcurrency: {
+    type: 'integer',
+    default: DEFAULT_MAX_CONCURRENCY,
+    minimum: 1,
+    maximum: 256,
+    markdownDescription:
+      'With `enrich.concurrency` set to `auto`: never more than this many requests at a time.',
+  },
+  maxRate: {
+    type: 'number',
+    default: 0,
+    minimum: 0,
+    markdownDescription:
+      'Never more than this many requests per second in **Enrich CSV**, whatever the service allows (a key shared with another job, say). `0`: no such cap.',
   },
   resultView: {
     type: 'string',

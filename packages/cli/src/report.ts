@@ -1,4 +1,5 @@
 // The closing summary of a bulk run or a dry run, for people (JSON is the summary object itself).
+import { paceReachedText, throttledText } from '@enrich/core';
 import type { BulkSummary } from './bulk.js';
 import type { DryRunSummary } from './dry-run.js';
 import { grouped, printable, twoColumns } from './terminal-text.js';
@@ -18,13 +19,9 @@ export function bulkReport(title: string, s: BulkSummary): string {
     rows.push(['not as documented', `${grouped(s.notAsDocumented)} (of the ok rows)`]);
   if (s.notSent > 0) rows.push(['not sent', grouped(s.notSent)]);
   if (s.abandoned > 0) rows.push(['abandoned in flight', `${grouped(s.abandoned)} (may have been paid)`]);
-  if (s.pace && s.requests > 0) rows.push(['pace', paceReport(s.pace)]);
+  if (s.pace && s.requests > 0) rows.push(['pace', paceReachedText(s.pace)]);
   if (s.attempts > s.requests) rows.push(['retries', grouped(s.attempts - s.requests)]);
-  if (s.throttled > 0)
-    rows.push([
-      '429 answers',
-      `${grouped(s.throttled)} (${percent(s.throttled, s.attempts)} of requests sent)`,
-    ]);
+  if (s.throttled > 0) rows.push(['429 answers', throttledText(s.throttled, s.attempts)]);
   rows.push(['time', seconds(s.elapsedMs)]);
   const lines = [`${title}: ${s.input} -> ${s.output}`, indent(twoColumns(rows))];
   lines.push(...examples(s.invalidExamples));
@@ -150,20 +147,6 @@ function stopText(reason: string): string {
     default:
       return reason;
   }
-}
-
-/** "48.7 answers/s; found by itself: 15 at a time, 49 requests/s at the end" */
-function paceReport(p: NonNullable<BulkSummary['pace']>): string {
-  const held =
-    p.mode === 'fixed'
-      ? `${p.concurrency} at a time (--concurrency)`
-      : `found by itself: up to ${p.concurrency} at a time`;
-  const rate = p.ratePerSecond === undefined ? '' : `, ${p.ratePerSecond} requests/s`;
-  return `${p.answersPerSecond} answers/s; ${held}${rate} at the end`;
-}
-
-function percent(part: number, whole: number): string {
-  return whole > 0 ? `${((100 * part) / whole).toFixed(1)} %` : '0 %';
 }
 
 function indent(text: string): string {

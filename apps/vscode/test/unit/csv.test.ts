@@ -5,10 +5,11 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BulkSummary } from '@enrich/bulk';
+import { PACE_CHANGES } from '@enrich/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UNFINISHED_KEY } from '../../src/csv-flow';
 import { COMMAND } from '../../src/manifest';
-import { commands, reply, Uri, ui } from '../vscode-stub';
+import { commands, reply, setSetting, Uri, ui } from '../vscode-stub';
 import { activateWithSandbox, type Harness, TEST_KEY } from './harness';
 
 let harness: Harness | undefined;
@@ -137,4 +138,46 @@ describe('Enrich CSV', () => {
     expect(ui.messages.at(-1)?.actions).toEqual(['Set API Key', 'Try Without a Key']);
     expect(harness.server.sandbox.requests()).toBe(0);
   });
+});
+
+// The same controller as the CLI's (core's Pace, through the bulk engine), against a sandbox that
+// rate-limits like a gateway: 40 requests a second per key, 429 + Retry-After: 1 past it.
+describe('Enrich CSV paces itself', () => {
+  const phones = Array.from({ length: 400 }, (_, i) => `5551${String(100_000 + i).padStart(6, '0')}`);
+
+  it('with the default settings (auto): under the limit, few 429s, every row answered once', async () => {
+    harness = await activateWithSandbox();
+    harness.server.sandbox.configure({ rate: 40, latencyMs: 100 });
+    const path = csvFile(['Phone', ...phones].join('\n'));
+    reply({ pick: 'Phone Lookup' }, { pick: '$(play) Enrich: spend 400 transactions' });
+    confirmModal();
+    const summary = await enrich(path);
+    expect(summary).toMatchObject({ completed: true, ok: 400, transactions: 400, pace: { mode: 'auto' } });
+    const stats = harness.server.sandbox.stats();
+    expect(stats.transactions).toBe(400);
+    expect(stats.throttled).toBe(summary?.throttled);
+    expect(stats.throttled / stats.requests).toBeLessThanOrEqual(0.05);
+    expect(stats.answersPerSecond).toBeGreaterThanOrEqual(30);
+    // The progress notification told the pace and why it changed, in core's words.
+    const reported = ui.progress.find((p) => p.title?.includes('leads.csv'))?.messages ?? [];
+    const words = Object.values(PACE_CHANGES);
+    expect(reported.some((m) => /pace [\d.]+\/s, \d+ in flight/.test(m))).toBe(true);
+    expect(reported.some((m) => words.some((w) => m.includes(w)))).toBe(true);
+    expect(ui.messages.at(-1)?.text).toMatch(
+      / Pace: [\d.]+ answers\/s; found by itself: up to \d+ at a time/,
+    );
+  }, 30_000);
+
+  it('with enrich.concurrency set to a number: that many at a time, never more', async () => {
+    harness = await activateWithSandbox();
+    harness.server.sandbox.configure({ latencyMs: 50 });
+    await setSetting('enrich.concurrency', 3);
+    const path = csvFile(['Phone', ...phones.slice(0, 60)].join('\n'));
+    reply({ pick: 'Phone Lookup' }, { pick: '$(play) Enrich: spend 60 transactions' });
+    confirmModal();
+    const summary = await enrich(path);
+    expect(summary).toMatchObject({ completed: true, ok: 60, pace: { mode: 'fixed', concurrency: 3 } });
+    expect(harness.server.sandbox.stats().peakInService).toBe(3);
+    expect(ui.messages.at(-1)?.text).toMatch(/ Pace: [\d.]+ answers\/s; 3 at a time \(fixed\)/);
+  }, 30_000);
 });

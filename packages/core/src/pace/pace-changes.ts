@@ -34,3 +34,24 @@ export function paceText(reading: {
 function perSecond(value: number): string {
   return `${value >= 10 ? Math.round(value) : Math.round(value * 10) / 10}/s`;
 }
+
+/** What a summary says of the pace a run reached: "48.7 answers/s; found by itself: up to 51 at a time, 49.4 requests/s at the end". */
+export function paceReachedText(pace: {
+  readonly answersPerSecond: number;
+  readonly mode: 'auto' | 'fixed';
+  readonly concurrency: number;
+  readonly ratePerSecond: number | undefined;
+}): string {
+  const held =
+    pace.mode === 'fixed'
+      ? `${pace.concurrency} at a time (fixed)`
+      : `found by itself: up to ${pace.concurrency} at a time`;
+  const rate = pace.ratePerSecond === undefined ? '' : `, ${pace.ratePerSecond} requests/s`;
+  return `${pace.answersPerSecond} answers/s; ${held}${rate} at the end`;
+}
+
+/** "12 (0.8 % of requests sent)": the 429 answers of a run. */
+export function throttledText(throttled: number, attempts: number): string {
+  const share = attempts > 0 ? ((100 * throttled) / attempts).toFixed(1) : '0';
+  return `${throttled} (${share} % of requests sent)`;
+}
