@@ -33,6 +33,8 @@ const CUT = 0.9;
 const CUBIC = 0.0037;
 /** A 429 without Retry-After pauses this long, when it pauses everything. */
 const DEFAULT_PAUSE_MS = 1000;
+/** The rate grows by at most this share per second. */
+const MAX_GROWTH_PER_SECOND = 0.1;
 /** The floor of the rate: one request every 10 s. */
 const MIN_RATE = 0.1;
 /** A shrinking limit never goes below one; 5xx and timeouts cut it by this share. */
@@ -137,6 +139,8 @@ export class Pace {
   /** Where measuring what the service lets through starts: the first send, or the end of a pause. */
   private measureFrom = Number.NEGATIVE_INFINITY;
   private pausedAt = Number.NEGATIVE_INFINITY;
+  /** When the rate last grew (or could have): its growth is counted from there. */
+  private grownAt: number | undefined;
   private throttleLatency = 0;
 
   constructor(options: PaceOptions = {}, now = 0, state?: PaceState) {
@@ -364,9 +368,15 @@ export class Pace {
     if (s.rate === undefined) return;
     const t = (now - s.cutAt) / 1000;
     const target = s.rateMax * (1 + CUBIC * (t - s.climbSeconds) ** 3);
-    // Never far beyond what is being sent: a rate nobody uses would let a burst through later.
+    // Never far beyond what is being sent: a rate nobody uses would let a burst through later. And
+    // never more than a tenth faster per second: a bucket's burst hides how far past its rate a
+    // client has gone, and CUBIC, left alone long enough, doubles in seconds (time between Apps
+    // Script executions does not count).
     const ceiling = Math.max(1, 1.5 * this.sendRate(now));
-    const next = Math.max(MIN_RATE, Math.min(target, ceiling));
+    const seconds = Math.min(1, Math.max(0, now - (this.grownAt ?? now)) / 1000);
+    this.grownAt = now;
+    const steady = s.rate * (1 + MAX_GROWTH_PER_SECOND * seconds);
+    const next = Math.max(MIN_RATE, Math.min(target, ceiling, steady));
     if (next > s.rate) {
       if (s.rate < s.rateMax && next >= s.rateMax) this.changed('faster', now);
       s.rate = next;
