@@ -63,7 +63,10 @@ describe('dist/Code.js', () => {
   });
 
   test('small, and free of what Apps Script lacks', () => {
-    expect(Buffer.byteLength(code)).toBeLessThan(80 * 1024);
+    // Every execution parses the whole bundle: its size is start-up time. 81 KB before core's pace
+    // controller (about 7.7 KB minified), which the sidebar's rounds need; 96 KiB leaves room for
+    // little else.
+    expect(Buffer.byteLength(code)).toBeLessThan(96 * 1024);
     for (const absent of [
       'setTimeout(',
       'fetch(',

@@ -14,7 +14,6 @@ import {
 import { progressOf } from './run-progress.js';
 import { countNonEmpty, resolve, resolveCheckpoint, spreadsheetId, targetA1 } from './run-target.js';
 import type { RunProgress, RunRequest } from './run-types.js';
-import { MAX_PARALLEL } from './send.js';
 import { noKeyMessageForSidebar, userSettings } from './settings.js';
 
 export { runChunk } from './run-chunk.js';
@@ -53,7 +52,6 @@ export function startRun(request: RunRequest, confirmOverwrite: boolean): RunPro
     // Only answers paid before now are asked again: a resumed run never buys the new ones twice.
     askAgainBefore: request.askAgainUnreadable === true ? Date.now() : undefined,
     next: 0,
-    parallel: MAX_PARALLEL,
     counts: emptyCounts(),
   };
   saveCheckpoint(spreadsheetId(), checkpoint);

@@ -4,7 +4,7 @@
 //   (or clobber) it; user, not cache: a cache entry may vanish at any time, a checkpoint must not;
 // - small (about 1 KB, far under the 9 KB per value): positions and counts only. The results
 //   themselves live in the sheet, which is also what later duplicate rows copy from.
-import type { OperationId } from '@enrich/core';
+import type { OperationId, PaceState } from '@enrich/core';
 
 export interface RunCounts {
   /** Rows written, the header not counted. */
@@ -19,6 +19,9 @@ export interface RunCounts {
   invalid: number;
   errors: number;
   empty: number;
+  /** 429 answers and retried attempts (absent in checkpoints saved before they were counted). */
+  throttled?: number;
+  retries?: number;
 }
 
 export interface Checkpoint {
@@ -41,8 +44,13 @@ export interface Checkpoint {
   readonly askAgainBefore?: number;
   /** Next data row to do (0-based, header excluded). */
   next: number;
-  /** fetchAll round size, lowered after 429s and carried from chunk to chunk. */
-  parallel: number;
+  /**
+   * What the pace controller learnt (core's PaceState: in flight, rate), carried from chunk to
+   * chunk; absent at the start, and in checkpoints saved before it (which had a round size).
+   */
+  pace?: PaceState;
+  /** Where the pace stood after the last chunk that sent anything, in core's words (paceText). */
+  paceText?: string;
   counts: RunCounts;
 }
 
@@ -72,5 +80,16 @@ export function deleteCheckpoint(spreadsheetId: string): void {
 }
 
 export function emptyCounts(): RunCounts {
-  return { done: 0, spent: 0, cached: 0, noMatch: 0, unreadable: 0, invalid: 0, errors: 0, empty: 0 };
+  return {
+    done: 0,
+    spent: 0,
+    cached: 0,
+    noMatch: 0,
+    unreadable: 0,
+    invalid: 0,
+    errors: 0,
+    empty: 0,
+    throttled: 0,
+    retries: 0,
+  };
 }

@@ -5,7 +5,7 @@
 // cache, within a bounded time) for the answer the other one is buying, and pays itself only if
 // the wait runs out or the other gave up. Without a lock (LockService refused, or busy for too long)
 // it pays, as before: never worse than no coordination.
-import type { Operation, Outcome } from '@enrich/core';
+import { type Operation, type Outcome, Pace } from '@enrich/core';
 import { readAnswers, saveAnswers, spread } from './answers.js';
 import { type Job, MAX_PARALLEL, sendAll } from './send.js';
 
@@ -51,7 +51,8 @@ export function fetchOnce(
   const send = (list: readonly Job[]) => {
     const report = sendAll(op, list, {
       deadline: options.deadline,
-      parallel: MAX_PARALLEL,
+      // Rounds of 40 at first, as before the controller; a 429 then paces them per second.
+      pace: new Pace({ initialConcurrency: MAX_PARALLEL, maxConcurrency: MAX_PARALLEL }, Date.now()),
       onAnswers: (answers) => saveAnswers(cache, answers),
     });
     for (const [id, outcome] of report.outcomes) outcomes.set(id, outcome);

@@ -2,12 +2,12 @@
 // answer (cache or durable store), else one bought now in fetchAll rounds. Answers go to the
 // document cache after every round, so a chunk cut short between fetching and writing finds them
 // again when resumed.
-import type { CleanInput, Outcome, Settings } from '@enrich/core';
+import { type CleanInput, type Outcome, Pace, type PaceState, paceText, type Settings } from '@enrich/core';
 import { saveAnswers } from './answers.js';
 import { SIDEBAR_KEY_REFUSED } from './messages.js';
 import { pendingRequests } from './pending.js';
 import type { PlannedRow, Resolved } from './run-target.js';
-import { sendAll } from './send.js';
+import { MAX_PARALLEL, sendAll } from './send.js';
 
 /** No fetch round of a chunk starts after this; what is left goes to the next chunk. */
 const CHUNK_FETCH_BUDGET_MS = 60_000;
@@ -16,7 +16,11 @@ export interface ChunkAnswers {
   readonly byKey: Map<string, Outcome>;
   readonly spent: number;
   readonly cached: number;
-  readonly parallel: number;
+  /** What the pace learnt, for the next chunk; where it stands, in core's words; 429s and retries. */
+  readonly pace: PaceState | undefined;
+  readonly paceText: string | undefined;
+  readonly throttled: number;
+  readonly retries: number;
 }
 
 export interface ChunkWindow {
@@ -30,8 +34,8 @@ export interface ChunkWindow {
 export interface ChunkFetchOptions {
   /** When the chunk started (ms): its fetch budget counts from here. */
   readonly started: number;
-  /** fetchAll round size carried from the previous chunk. */
-  readonly parallel: number;
+  /** What the pace learnt in the previous chunks (none at the start of a run). */
+  readonly pace: PaceState | undefined;
   /** Unreadable answers paid before this (ms) are bought again: the user asked for it. */
   readonly askAgainBefore?: number;
 }
@@ -51,14 +55,17 @@ export function fetchChunkAnswers(
       wanted.set(plan.key, plan.input);
   }
   const byKey = new Map<string, Outcome>();
-  if (wanted.size === 0) return { byKey, spent: 0, cached: 0, parallel: options.parallel };
+  const none = { paceText: undefined, throttled: 0, retries: 0 };
+  if (wanted.size === 0) return { byKey, spent: 0, cached: 0, pace: options.pace, ...none };
   const { cache, ids, cached, jobs } = pendingRequests(run.op, wanted, settings, {
     askAgainBefore: options.askAgainBefore,
   });
   for (const [key, outcome] of cached) byKey.set(key, outcome);
+  // The pace carries over from chunk to chunk: each chunk starts where the last one found the service.
+  const pace = new Pace({ maxConcurrency: MAX_PARALLEL }, Date.now(), options.pace);
   const report = sendAll(run.op, jobs, {
     deadline: options.started + CHUNK_FETCH_BUDGET_MS,
-    parallel: options.parallel,
+    pace,
     onAnswers: (answers) => saveAnswers(cache, answers),
   });
   const progressed = report.outcomes.size > 0 || cached.size > 0;
@@ -75,5 +82,13 @@ export function fetchChunkAnswers(
       if (last) byKey.set(key, last);
     }
   }
-  return { byKey, spent: report.spent, cached: cached.size, parallel: report.parallel };
+  return {
+    byKey,
+    spent: report.spent,
+    cached: cached.size,
+    pace: report.pace,
+    paceText: report.attempts > 0 ? paceText(pace.reading(Date.now())) : undefined,
+    throttled: report.throttled,
+    retries: report.retries,
+  };
 }

@@ -60,9 +60,15 @@ function doChunk(runId: string): RunProgress {
     run,
     settings,
     { plans, firstRow, start, end },
-    { started, parallel: checkpoint.parallel, askAgainBefore: checkpoint.askAgainBefore },
+    { started, pace: checkpoint.pace, askAgainBefore: checkpoint.askAgainBefore },
   );
-  checkpoint.parallel = answers.parallel;
+  checkpoint.pace = answers.pace;
+  if (answers.paceText) checkpoint.paceText = answers.paceText;
+  checkpoint.counts = {
+    ...checkpoint.counts,
+    throttled: (checkpoint.counts.throttled ?? 0) + answers.throttled,
+    retries: (checkpoint.counts.retries ?? 0) + answers.retries,
+  };
   if (answers.spent > 0) {
     // Recorded before writing: if the write fails, the answers wait in the cache, and the count of
     // what was paid must not be lost with the chunk.

@@ -13,6 +13,12 @@ export function progressOf(checkpoint: Checkpoint, run: Resolved, finished = fal
     targetA1: targetA1(run),
     total: run.sel.numRows - 1,
     finished,
-    counts: { ...checkpoint.counts, unreadable: checkpoint.counts.unreadable ?? 0 },
+    counts: {
+      ...checkpoint.counts,
+      unreadable: checkpoint.counts.unreadable ?? 0,
+      throttled: checkpoint.counts.throttled ?? 0,
+      retries: checkpoint.counts.retries ?? 0,
+    },
+    pace: checkpoint.paceText ?? '',
   };
 }

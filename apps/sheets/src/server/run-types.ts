@@ -56,4 +56,6 @@ export interface RunProgress {
   readonly total: number;
   readonly finished: boolean;
   readonly counts: RunCounts;
+  /** Where the pace stands, in core's words (paceText); empty before anything was sent. */
+  readonly pace: string;
 }

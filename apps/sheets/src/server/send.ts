@@ -1,7 +1,9 @@
 // Sends many requests synchronously, the Apps Script way: UrlFetchApp.fetchAll rounds (requests
-// of a round run concurrently), core's retry policy between rounds with Utilities.sleep, and a
-// deadline so that a call stays inside the platform's time limit. Core has no timers; this is
-// the synchronous driver of its pure decideRetry.
+// of a round run concurrently), sized and spaced by core's pace controller (Pace: as many at once as
+// the service answers without slowing down, and, once it answered 429, rounds spaced to stay just
+// under its rate), core's retry policy between rounds with Utilities.sleep, and a deadline so that a
+// call stays inside the platform's time limit. Core has no timers; this is the synchronous driver of
+// its pure Pace and decideRetry.
 import {
   DEFAULT_RETRY_POLICY,
   decideRetry,
@@ -12,6 +14,8 @@ import {
   networkError,
   type Operation,
   type Outcome,
+  type Pace,
+  type PaceState,
   type RetryPolicy,
   readResponse,
 } from '@enrich/core';
@@ -25,8 +29,8 @@ export interface Job {
 export interface SendOptions {
   /** No round starts, and no wait ends, after this time (ms since the epoch). */
   readonly deadline: number;
-  /** Requests per fetchAll round at most; halved after a 429. */
-  readonly parallel: number;
+  /** Sizes and spaces the rounds (at most MAX_PARALLEL at once); told how every request ended. */
+  readonly pace: Pace;
   readonly policy?: RetryPolicy;
   /** Told after each round with the jobs that finished in it, so that answers are kept at once. */
   readonly onAnswers?: (answers: readonly (readonly [string, Outcome])[]) => void;
@@ -41,9 +45,12 @@ export interface SendReport {
   readonly lastErrors: ReadonlyMap<string, Outcome>;
   /** Outcomes that cost a transaction. */
   readonly spent: number;
-  /** The round size at the end, to carry over to the next call. */
-  readonly parallel: number;
+  /** What the pace learnt, to carry over to the next call. */
+  readonly pace: PaceState;
   readonly attempts: number;
+  /** 429 answers received, and attempts that were retries. */
+  readonly throttled: number;
+  readonly retries: number;
 }
 
 interface Pending {
@@ -53,46 +60,58 @@ interface Pending {
   notBefore: number;
 }
 
+/** Requests per fetchAll round at most: the pace's maxConcurrency. */
 export const MAX_PARALLEL = 40;
 
 export function sendAll(op: Operation, jobs: readonly Job[], options: SendOptions): SendReport {
   const policy = options.policy ?? DEFAULT_RETRY_POLICY;
   const outcomes = new Map<string, Outcome>();
   let queue: Pending[] = jobs.map((job) => ({ job, attempts: 0, firstAt: 0, notBefore: 0 }));
-  let parallel = Math.max(1, Math.min(MAX_PARALLEL, Math.floor(options.parallel)));
+  const { pace } = options;
   let spent = 0;
   let attempts = 0;
-  // After a 429 the whole key is paused, not only the request that got it.
+  let throttled = 0;
+  let retries = 0;
+  // When the service refuses everything, every request waits, not only those that got the 429.
   let pauseUntil = 0;
+  let roundMs = 0;
   const lastErrors = new Map<string, Outcome>();
 
   while (queue.length > 0) {
     let now = Date.now();
-    const readyAt = Math.max(pauseUntil, Math.min(...queue.map((p) => p.notBefore)));
+    const readyAt = Math.max(pauseUntil, pace.readyAt(now), Math.min(...queue.map((p) => p.notBefore)));
     if (readyAt > now) {
       if (readyAt > options.deadline) break;
       Utilities.sleep(readyAt - now);
       now = Date.now();
     }
     if (now > options.deadline) break;
-    const round = queue.filter((p) => p.notBefore <= now).slice(0, parallel);
+    const round = queue.filter((p) => p.notBefore <= now).slice(0, roundSize(pace, roundMs));
+    pace.sent(now, round.length);
     const responses = readFetched(round.map((p) => p.job.request));
     const finished: [string, Outcome][] = [];
     const stopped = new Set<Pending>();
-    let limited = false;
     const after = Date.now();
+    roundMs = after - now;
     round.forEach((pending, i) => {
       const response = responses[i];
       const outcome =
         response === undefined || 'failure' in response
           ? networkError(pending.job.request.url, response?.failure ?? 'no response')
           : readResponse(op, response);
-      pending.attempts++;
+      if (pending.attempts++ > 0) retries++;
       attempts++;
       if (pending.firstAt === 0) pending.firstAt = now;
+      const status = response !== undefined && !('failure' in response) ? response.status : 0;
+      if (status === 429) throttled++;
+      const everyone = pace.ended(
+        now,
+        after,
+        status === 429 ? 'throttled' : status >= 500 || status === 0 ? 'failed' : 'answered',
+        outcome.kind === 'error' ? outcome.error.retryAfterMs : undefined,
+      );
       // Only errors are retried: a paid answer, readable or not, is never bought again on its own.
       if (outcome.kind === 'error') {
-        if (outcome.error.code === 'allowance') limited = true;
         const decision = decideRetry(
           pending.attempts,
           after - pending.firstAt,
@@ -103,7 +122,7 @@ export function sendAll(op: Operation, jobs: readonly Job[], options: SendOption
         if (decision.retry) {
           lastErrors.set(pending.job.id, outcome);
           pending.notBefore = after + decision.delayMs;
-          if (outcome.error.code === 'allowance') pauseUntil = Math.max(pauseUntil, pending.notBefore);
+          if (everyone) pauseUntil = Math.max(pauseUntil, pending.notBefore);
           // A retry that could not start before the deadline leaves the request unfinished, for the
           // next call to take up, rather than reporting a failure that waiting would have cured.
           if (pending.notBefore > options.deadline) stopped.add(pending);
@@ -115,7 +134,6 @@ export function sendAll(op: Operation, jobs: readonly Job[], options: SendOption
       finished.push([pending.job.id, outcome]);
     });
     queue = queue.filter((p) => !outcomes.has(p.job.id) && !stopped.has(p));
-    parallel = limited ? Math.max(1, Math.floor(parallel / 2)) : Math.min(MAX_PARALLEL, parallel + 1);
     if (finished.length > 0) options.onAnswers?.(finished);
   }
   return {
@@ -123,9 +141,23 @@ export function sendAll(op: Operation, jobs: readonly Job[], options: SendOption
     unfinished: jobs.filter((j) => !outcomes.has(j.id)).map((j) => j.id),
     lastErrors,
     spent,
-    parallel,
+    pace: pace.snapshot(),
     attempts,
+    throttled,
+    retries,
   };
+}
+
+/**
+ * Requests in the next round: as many as the pace allows in flight (40 at most) and, once it paces
+ * by a rate, about what that rate lets through in one round's time: a round's requests all arrive
+ * at once, so a round bigger than that would empty a rate limiter's bucket in one go.
+ */
+function roundSize(pace: Pace, lastRoundMs: number): number {
+  const size = Math.min(MAX_PARALLEL, pace.concurrency);
+  const rate = pace.ratePerSecond;
+  if (rate === undefined) return size;
+  return Math.max(1, Math.min(size, Math.floor((rate * Math.max(lastRoundMs, 100)) / 1000)));
 }
 
 /** One fetchAll round; a round that throws (no network, a quota) is a network failure of each request. */

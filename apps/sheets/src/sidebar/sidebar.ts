@@ -188,6 +188,12 @@ function renderProgress(progress: RunProgress): void {
     `${number(c.done)} of ${number(progress.total)} rows · ${number(c.spent)} transactions spent · ` +
     `${number(c.noMatch)} no match · ${number(c.invalid)} invalid · ${number(c.errors)} errors` +
     (c.unreadable ? ` · ${number(c.unreadable)} paid, unreadable` : '');
+  // The pace, in core's words: "48/s, 15 in flight, paced at 49/s (slower: the service answered 429)".
+  $('pace-text').textContent = progress.pace
+    ? `Pace: ${progress.pace}` +
+      (c.throttled ? ` · ${number(c.throttled)} answered 429` : '') +
+      (c.retries ? ` · ${number(c.retries)} retries` : '')
+    : '';
 }
 
 async function drive(first: RunProgress): Promise<void> {
@@ -210,8 +216,12 @@ async function drive(first: RunProgress): Promise<void> {
       progress = await call('runChunk', progress.runId);
       renderProgress(progress);
     }
+    const c = progress.counts;
     showMessage(
-      `Done: ${number(progress.total)} rows in ${progress.targetA1}, ${number(progress.counts.spent)} transactions spent.`,
+      `Done: ${number(progress.total)} rows in ${progress.targetA1}, ${number(c.spent)} transactions spent` +
+        (c.throttled ? `, ${number(c.throttled)} requests answered 429` : '') +
+        (c.retries ? `, ${number(c.retries)} retries` : '') +
+        '.',
       true,
     );
   } catch (error) {
