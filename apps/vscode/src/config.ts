@@ -50,7 +50,8 @@ export class Config {
   get concurrency(): number | 'auto' {
     const read = this.read<unknown>('concurrency');
     const { minimum, maximum } = SETTINGS.concurrency;
-    // Anything but a whole number in range (a typo, "8" as text) is 'auto': the safe default.
+    // A whole number in range, also typed as text ("8"), fixes it; anything else hand-edited (a
+    // typo, 0, 300, 2.5) is 'auto', the default, which slows down by itself when the service says so.
     const value = typeof read === 'string' && /^\d+$/.test(read.trim()) ? Number(read) : read;
     return typeof value === 'number' && Number.isInteger(value) && value >= minimum && value <= maximum
       ? value

@@ -2,11 +2,13 @@
 // rows, invalid phones) against a sandbox the test starts, which counts what it is paid for: the
 // cost shown before confirming equals what is spent; Cancel mid-run, reload the window, run again:
 // nothing is bought twice, the sandbox counted exactly the distinct valid requests, and the output
-// equals the CLI's for the same input, byte for byte.
+// equals the CLI's for the same input, byte for byte. The run paces itself (enrich.concurrency
+// auto, capped by enrich.maxConcurrency from settings.json) and says so in core's words.
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { PACE_CHANGES } from '@enrich/core';
 import { type SandboxServer, startSandboxServer } from '@enrich/sandbox';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -41,11 +43,13 @@ let shownFirst = 0;
 let spentBeforeResume = 0;
 
 beforeAll(async () => {
-  // Slow enough that Cancel lands mid-run: 150 ms an answer, 8 at a time.
+  // Slow enough that Cancel lands mid-run: 150 ms an answer, and the pace found by itself (auto, the
+  // default) capped at 8 at a time by a setting the packaged extension reads from settings.json.
   sandbox = await startSandboxServer({ keys: [KEY], latencyMs: 150 });
   server = await startCodeServer({
     'enrich.baseUrl': sandbox.url,
     'enrich.baseUrlV3': sandbox.url,
+    'enrich.maxConcurrency': 8,
   });
   inPath = join(server.workspaceDir, 'leads.csv');
   writeFileSync(inPath, leads.csv);
@@ -126,6 +130,10 @@ describe('Enrich CSV in code-server', () => {
     await toast.waitFor();
     await expect.poll(() => sandbox.sandbox.transactions(KEY), { timeout: 60_000 }).toBeGreaterThan(40);
     await screenshot(page, 'csv-2-progress');
+    // The progress keeps its rows and transactions, and tells the pace and why it last changed.
+    const progress = (await toast.locator('.notification-list-item-message').textContent()) ?? '';
+    expect(progress).toMatch(/\d+ of about \d+ rows, \d+ transactions? spent; pace [\d.]+\/s, \d+ in flight/);
+    expect(Object.values(PACE_CHANGES).some((words) => progress.includes(`(${words})`))).toBe(true);
     await toast.locator('.monaco-button', { hasText: 'Cancel' }).click();
     await notification(page, 'Enrich CSV stopped').waitFor({ timeout: 30_000 });
     // Requests in flight answer within their grace; then nothing more arrives.
@@ -146,8 +154,14 @@ describe('Enrich CSV in code-server', () => {
     expect(shownAgain).toBe(leads.distinctValid - spentBeforeResume);
     await confirm(shownAgain);
     await page.locator('.tab', { hasText: 'leads.phone-lookup.csv' }).waitFor({ timeout: 120_000 });
-    await notification(page, 'Enrich CSV: wrote leads.phone-lookup.csv').waitFor();
+    const done = notification(page, 'Enrich CSV: wrote leads.phone-lookup.csv');
+    await done.waitFor();
     await screenshot(page, 'csv-4-result');
+    // The pace reached, found by itself within enrich.maxConcurrency (no 429 from this sandbox).
+    const closing = (await done.locator('.notification-list-item-message').textContent()) ?? '';
+    console.log(closing);
+    expect(closing).toMatch(/Pace: [\d.]+ answers\/s; found by itself: up to [1-8] at a time/);
+    expect(closing).not.toContain('429 answers');
     // The cost shown first is what the two runs spent together: each distinct valid request once.
     expect(sandbox.sandbox.transactions(KEY)).toBe(leads.distinctValid);
     expect(sandbox.sandbox.transactions(KEY)).toBe(shownFirst);

@@ -1,7 +1,7 @@
 // Activates the extension against the vscode stand-in, with both base URLs pointing at a real
 // sandbox on 127.0.0.1 (a free port), and helps tests answer the quick inputs.
 import { type CleanInput, type Operation, type OutputRecord, readResponse, validate } from '@enrich/core';
-import { createSandbox, type SandboxServer, startSandboxServer } from '@enrich/sandbox';
+import { createSandbox, type SandboxServer, type ServerOptions, startSandboxServer } from '@enrich/sandbox';
 import type * as vscode from 'vscode';
 import { activate } from '../../src/extension';
 import { choicesOf, fieldSteps, groupLabel } from '../../src/input-plan';
@@ -17,10 +17,16 @@ export interface Harness {
 }
 
 export async function activateWithSandbox(
-  options: { keys?: string[]; setKey?: boolean; resultView?: 'view' | 'json' } = {},
+  options: {
+    keys?: string[];
+    setKey?: boolean;
+    resultView?: 'view' | 'json';
+    /** The sandbox's knobs (rate, latencyMs...), as it starts. */
+    sandbox?: ServerOptions;
+  } = {},
 ): Promise<Harness> {
   resetStub();
-  const server = await startSandboxServer({ keys: options.keys ?? [TEST_KEY] });
+  const server = await startSandboxServer({ ...options.sandbox, keys: options.keys ?? [TEST_KEY] });
   await setSetting('enrich.baseUrl', server.url);
   await setSetting('enrich.baseUrlV3', server.url);
   // These tests read each result's JSON document; the result view has tests of its own.
