@@ -29,7 +29,14 @@ import { OutputFile } from './output-file.js';
 import { startProgress } from './progress.js';
 import { RequestQueue } from './request-queue.js';
 import { RowQueue } from './row-queue.js';
-import { invalidResult, isUnreadable, type RowResult, resultOf, unansweredResult } from './row-result.js';
+import {
+  invalidResult,
+  isUnreadable,
+  neutralise,
+  type RowResult,
+  resultOf,
+  unansweredResult,
+} from './row-result.js';
 import { describeError, openFiles } from './run-files.js';
 import { paceSummary, Sender } from './sender.js';
 import {
@@ -51,10 +58,16 @@ export function outputHeader(op: Operation, header: readonly string[], columns: 
   return [...header, ...columns.map(name), name('status')];
 }
 
-// An output column named like an input column would make two columns of one name.
+// The name of a column the run adds: through core's formula rule (an extra column is named by the
+// service, and a name like =HYPERLINK(...) or @x must not become a formula in the header); then, as
+// an output column named like an input column would make two columns of one name, set apart. The
+// input's own header is the user's and is written as it is (README: "Names in the header").
 function columnNamer(op: Operation, header: readonly string[]): (column: string) => string {
   const taken = new Set(header.map((h) => h.toLowerCase()));
-  return (column) => (taken.has(column.toLowerCase()) ? `${column} (${op.id})` : column);
+  return (column) => {
+    const name = neutralise(column);
+    return taken.has(name.toLowerCase()) ? `${name} (${op.id})` : name;
+  };
 }
 
 export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Promise<BulkSummary> {

@@ -1,11 +1,12 @@
 // The `enrich` command line (commands/program.ts defines it): runs it on `argv` and returns the exit
-// code. Everything printed passes through the key scrubber.
+// code. Everything printed is stripped of control characters and escape sequences and passes
+// through the key scrubber (scrub-io.ts).
 import { API_KEY_ENV } from '@enrich/core';
 import { CommanderError } from 'commander';
 import type { BulkIo } from './commands/bulk.js';
 import { buildProgram } from './commands/program.js';
 import { CommandError, EXIT } from './exit-codes.js';
-import { keyScrubber, scrubbedStream } from './scrub-io.js';
+import { keyScrubber, terminalStream } from './scrub-io.js';
 
 export { CACHE_FILE } from '@enrich/bulk';
 
@@ -27,8 +28,8 @@ export async function main(argv: readonly string[], given: Io = processIo()): Pr
   const scrub = keyScrubber([given.env[API_KEY_ENV]]);
   const io: Io = {
     ...given,
-    stdout: scrubbedStream(given.stdout, scrub),
-    stderr: scrubbedStream(given.stderr, scrub),
+    stdout: terminalStream(given.stdout, scrub),
+    stderr: terminalStream(given.stderr, scrub),
     onSecret: (secret) => scrub.add(secret),
   };
   let exitCode: number = EXIT.ok;

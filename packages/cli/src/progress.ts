@@ -4,7 +4,7 @@
 import { estimatedRows } from '@enrich/bulk';
 import { type PaceReading, paceText } from '@enrich/core';
 import cliProgress from 'cli-progress';
-import { grouped } from './terminal-text.js';
+import { grouped, terminalText } from './terminal-text.js';
 
 export interface ProgressSnapshot {
   /** Rows read, and rows written to the output. */
@@ -41,7 +41,7 @@ export function barProgress(stream: NodeJS.WritableStream, label: string): Progr
       rate: rate(s.written, elapsed),
       spent: grouped(s.transactions),
       remaining: perMs > 0 ? duration(left / perMs) : '...',
-      pace: s.pace ? paceText(s.pace) : '',
+      pace: s.pace ? terminalText(paceText(s.pace)) : '',
     };
   };
   return {
@@ -52,7 +52,8 @@ export function barProgress(stream: NodeJS.WritableStream, label: string): Progr
       bar = new cliProgress.SingleBar(
         {
           stream,
-          format: `${label} {bar} {percentage}% | {written} rows | {rate} rows/s | {spent} transactions | ETA {remaining} | {pace}`,
+          // The bar writes its own control sequences (its stream is not filtered): its words are.
+          format: `${terminalText(label)} {bar} {percentage}% | {written} rows | {rate} rows/s | {spent} transactions | ETA {remaining} | {pace}`,
           hideCursor: true,
           clearOnComplete: true,
         },

@@ -3,6 +3,7 @@
 // with a line break in it) with "[key hidden]". Messages are written never to hold the key; this
 // catches what a library or a hostile service might still put in one.
 import { createScrubber } from '@enrich/core';
+import { terminalText } from './terminal-text.js';
 
 export interface Scrub {
   (text: string): string;
@@ -32,4 +33,26 @@ export function scrubbedStream<T extends NodeJS.WritableStream>(
   (wrapped as { write: unknown }).write = (chunk: unknown, ...rest: unknown[]) =>
     write(typeof chunk === 'string' || Buffer.isBuffer(chunk) ? scrub(String(chunk)) : chunk, ...rest);
   return wrapped;
+}
+
+const OWN_CONTROLS = Symbol('the stream for text whose control sequences are our own');
+
+/**
+ * The stream as the command prints to it: every write stripped of escape sequences and control
+ * characters (terminalText: what a service or a file holds cannot retitle the window or clear the
+ * screen), then scrubbed of the key. ownControls(stream) is the same stream scrubbed only, for the
+ * one writer whose control sequences are meant: the progress bar.
+ */
+export function terminalStream<T extends NodeJS.WritableStream>(
+  stream: T,
+  scrub: (text: string) => string,
+): T {
+  const wrapped = scrubbedStream(stream, (text) => scrub(terminalText(text)));
+  Object.defineProperty(wrapped, OWN_CONTROLS, { value: scrubbedStream(stream, scrub) });
+  return wrapped;
+}
+
+/** The stream without terminalText (scrubbed of the key all the same), or the stream itself. */
+export function ownControls<T extends NodeJS.WritableStream>(stream: T): T {
+  return (stream as T & { [OWN_CONTROLS]?: T })[OWN_CONTROLS] ?? stream;
 }

@@ -10,7 +10,8 @@ import { EXIT, type ExitCode } from '../exit-codes.js';
 import { barProgress, lineProgress, type ProgressReporter } from '../progress.js';
 import { bulkNotes, bulkReport, dryRunReport } from '../report.js';
 import { distinctFiles } from '../same-file.js';
-import type { Scrub } from '../scrub-io.js';
+import { ownControls, type Scrub } from '../scrub-io.js';
+import { jsonText } from '../terminal-text.js';
 import { bulkTransport } from '../transport.js';
 import { type OperationFlags, retryPolicyOf } from './operation.js';
 
@@ -59,9 +60,7 @@ export async function bulkAction(
 
   if (flags.dryRun) {
     const summary = await dryRun({ ...files, maxTransactions: flags.maxTransactions });
-    const text = flags.json
-      ? JSON.stringify(summary)
-      : dryRunReport(op.title, summary, flags.maxTransactions);
+    const text = flags.json ? jsonText(summary) : dryRunReport(op.title, summary, flags.maxTransactions);
     io.stdout.write(`${text}\n`);
     return EXIT.ok;
   }
@@ -69,7 +68,7 @@ export async function bulkAction(
   const progress: ProgressReporter | undefined = flags.quiet
     ? undefined
     : io.stderr.isTTY
-      ? barProgress(io.stderr, op.title)
+      ? barProgress(ownControls(io.stderr), op.title)
       : lineProgress(io.stderr, op.title, flags.progressEvery);
   const controller = new AbortController();
   const abandon = new AbortController();
@@ -151,7 +150,7 @@ function report(op: Operation, summary: BulkSummary, json: boolean, io: BulkIo):
   const usage = process.resourceUsage();
   const maxRssBytes = usage.maxRSS * 1024;
   const cpuMs = Math.round((usage.userCPUTime + usage.systemCPUTime) / 1000);
-  io.stdout.write(`${JSON.stringify({ ...summary, maxRssBytes, cpuMs })}\n`);
+  io.stdout.write(`${jsonText({ ...summary, maxRssBytes, cpuMs })}\n`);
 }
 
 /** The exit code of a finished (or stopped) run; a stop reason's code is in core's STOP_REASONS. */

@@ -11,7 +11,7 @@ import { type Command, Option } from 'commander';
 import { type ConnectIo, connect } from '../connection.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { parseWhole } from '../options.js';
-import { printable } from '../terminal-text.js';
+import { jsonText, printable } from '../terminal-text.js';
 
 export interface CheckKeyIo extends ConnectIo {
   readonly stdout: NodeJS.WritableStream;
@@ -64,7 +64,7 @@ async function checkKeyAction(o: CheckKeyFlags, io: CheckKeyIo): Promise<ExitCod
       io.stderr.write(`${report.message}\nNothing was sent.\n`);
       return EXIT.auth;
     }
-    if (o.json) io.stdout.write(`${JSON.stringify(report.results)}\n`);
+    if (o.json) io.stdout.write(`${jsonText(report.results)}\n`);
     else {
       for (const r of report.results)
         io.stdout.write(`${printable(r.base)}: ${LABEL[r.verdict]}. ${printable(r.detail)}\n`);

@@ -22,7 +22,7 @@ import { AnswerStore, type AnswerStoreOptions } from '../answer-store.js';
 import { type ConnectIo, type ConnectionFlags, cacheNamespaces, connect } from '../connection.js';
 import { EXIT, type ExitCode, exitCodeFor } from '../exit-codes.js';
 import type { Scrub } from '../scrub-io.js';
-import { printable, twoColumns } from '../terminal-text.js';
+import { jsonText, printable, twoColumns } from '../terminal-text.js';
 import { type OperationFlags, retryPolicyOf } from './operation.js';
 
 interface OneOffOptions {
@@ -79,7 +79,7 @@ async function runOneOff(options: OneOffOptions): Promise<ExitCode> {
   const checked = validate(op, options.input);
   if (!checked.ok) {
     // Caught before anything is sent or any key is asked for.
-    if (json) print(JSON.stringify({ operation: op.id, outcome: 'invalid', message: checked.message }));
+    if (json) print(jsonText({ operation: op.id, outcome: 'invalid', message: checked.message }));
     else io.stderr.write(`Invalid input: ${checked.message}\n`);
     return EXIT.invalidInput;
   }
@@ -153,13 +153,12 @@ function printOutcome(options: OneOffOptions, input: CleanInput, outcome: Outcom
       // Answers journaled by earlier versions have neither extra nor mismatches.
       const extra = outcome.extra ?? {};
       const mismatches = outcome.mismatches ?? [];
-      if (json)
-        print(JSON.stringify({ ...base, outcome: 'record', record: outcome.record, extra, mismatches }));
+      if (json) print(jsonText({ ...base, outcome: 'record', record: outcome.record, extra, mismatches }));
       else print(recordTable(op, input, outcome.record, options.columns, extra, mismatches));
       return EXIT.ok;
     }
     case 'unreadable':
-      if (json) print(JSON.stringify({ ...base, outcome: 'unreadable', reason: outcome.reason }));
+      if (json) print(jsonText({ ...base, outcome: 'unreadable', reason: outcome.reason }));
       else
         io.stderr.write(
           `Paid, unreadable: the service answered 200 (a transaction was spent) but ${outcome.reason}. ${
@@ -170,12 +169,12 @@ function printOutcome(options: OneOffOptions, input: CleanInput, outcome: Outcom
         );
       return EXIT.service;
     case 'no-match':
-      if (json) print(JSON.stringify({ ...base, outcome: 'no-match' }));
+      if (json) print(jsonText({ ...base, outcome: 'no-match' }));
       else print(`No match: nothing was found for ${describeInput(input)}.`);
       return EXIT.noMatch;
     case 'error': {
       const { code, message, status } = outcome.error;
-      if (json) print(JSON.stringify({ ...base, outcome: 'error', error: { code, message, status } }));
+      if (json) print(jsonText({ ...base, outcome: 'error', error: { code, message, status } }));
       else io.stderr.write(`${message}\n`);
       return exitCodeFor(code);
     }
@@ -209,7 +208,7 @@ function recordTable(
   // Fields the description does not list: shown after the documented ones, marked.
   if (!chosen) {
     for (const [name, value] of Object.entries(extra)) {
-      rows.push([`${name} *`, printable(value === null ? '' : String(value))]);
+      rows.push([`${printable(name)} *`, printable(value === null ? '' : String(value))]);
     }
   }
   const lines = [`${op.title}: ${describeInput(input)}`, '', twoColumns(rows)];
