@@ -4,7 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEMO_KEY } from '@enrich/sandbox';
+import { ADMIN_HEADER, DEMO_KEY } from '@enrich/sandbox';
 
 const CLI_DIR = join(import.meta.dirname, '..');
 // The built bundle (what an installed command runs), not the tsx launcher: see scripts/build.mjs.
@@ -41,20 +41,29 @@ export async function startSandbox(model: number | Record<string, unknown>): Pro
     },
   );
   const [line] = (await once(child.stdout as NodeJS.ReadableStream, 'data')) as [Buffer];
-  const { url } = JSON.parse(String(line).split('\n')[0] ?? '{}') as { url: string };
+  const { url, adminToken } = JSON.parse(String(line).split('\n')[0] ?? '{}') as {
+    url: string;
+    adminToken: string;
+  };
+  // The admin paths take the admin token, and a JSON body for those that change something.
+  const admin = async (action: string, body?: unknown): Promise<Response> => {
+    const answer = await fetch(`${url}/__sandbox/${action}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { [ADMIN_HEADER]: adminToken, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!answer.ok) throw new Error(`${action} ${JSON.stringify(body ?? '')}: ${answer.status}`);
+    return answer;
+  };
   return {
     url,
     process: child,
-    stats: async () => (await (await fetch(`${url}/__sandbox/stats`)).json()) as SandboxStats,
+    stats: async () => (await (await admin('stats')).json()) as SandboxStats,
     reset: async () => {
-      await fetch(`${url}/__sandbox/reset`, { method: 'POST' });
+      await (await admin('reset', {})).body?.cancel();
     },
     configure: async (knobs) => {
-      const answer = await fetch(`${url}/__sandbox/configure`, {
-        method: 'POST',
-        body: JSON.stringify(knobs),
-      });
-      if (!answer.ok) throw new Error(`configure ${JSON.stringify(knobs)}: ${answer.status}`);
+      await (await admin('configure', knobs)).body?.cancel();
     },
   };
 }

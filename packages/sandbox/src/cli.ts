@@ -2,7 +2,7 @@
 // `pnpm sandbox`: serves the sandbox until Ctrl-C. Every option also reads an environment variable.
 import { parseArgs } from 'node:util';
 import { MISBEHAVE_DESCRIPTIONS, MISBEHAVE_HEADER, MISBEHAVE_MODES, parseMisbehave } from './misbehave.js';
-import { DEMO_KEY } from './sandbox.js';
+import { ADMIN_HEADER, DEMO_KEY } from './sandbox.js';
 import { startSandboxServer } from './server.js';
 
 const HELP = `enrich-sandbox: a local reference server of the enrichment API
@@ -124,6 +124,7 @@ function loadLine(): string {
 process.stdout.write(`Enrichment sandbox listening on ${server.url}
   Use it as both base URLs (v2 and v3).
   Demo API key: ${DEMO_KEY}   (a sandbox key, not a secret)
+  Admin token: ${server.adminToken}   (header ${ADMIN_HEADER}, or x-api-key with a key, for /__sandbox/*)
   Stats: GET ${server.url}/__sandbox/stats${loadLine()}${misbehave.modes.length > 0 ? `\n  Misbehaving on every request: ${misbehave.modes.join(', ')}` : ''}
 Ctrl-C to stop.
 `);

@@ -2,6 +2,7 @@
 // start the sandbox from a test suite instead of as a separate process. Inside this workspace,
 // tests import src/index.ts, which also exposes the reserved-input helpers.
 export {
+  ADMIN_HEADER,
   createSandbox,
   DEMO_KEY,
   type Sandbox,

@@ -21,6 +21,11 @@
 // the service time. The token bucket's 429 answers at once (a gateway in front of the service).
 // Every other answer (401, 400, the allowance's 429, ...) takes the fixed `latencyMs`, as before,
 // and occupies no slot.
+// Admin paths (/__sandbox/*): a credential first (ADMIN_HEADER with the admin token, or x-api-key
+// with one of the keys; 401 without, 403 with a wrong one), then the method (405), then for the
+// POSTs Content-Type: application/json (415). So a web page cannot reach them with a simple form or
+// fetch (a custom header or a JSON body makes the browser ask first, and the sandbox never allows
+// it). Admin answers take no latency, no slot, no token, and are not counted in the stats.
 import { type CleanInput, matchField, OPERATIONS, type Operation, validate } from '@enrich/core';
 import { createServiceQueue } from './capacity.js';
 import { DEMO_KEY } from './demo-key.js';
@@ -39,6 +44,8 @@ import { syntheticRecord } from './synthetic.js';
 import { createTokenBuckets, defaultBurst } from './token-bucket.js';
 
 export const ADMIN_PREFIX = '/__sandbox/';
+/** The header that carries the admin token to the admin paths (x-api-key with a key also does). */
+export const ADMIN_HEADER = 'x-sandbox-admin';
 
 export interface SandboxKnobs {
   /**
@@ -75,6 +82,8 @@ export interface SandboxOptions extends Partial<SandboxKnobs> {
   readonly now?: () => number;
   /** Where `redirect` points (the server's decoy); the discard port when there is no server. */
   readonly redirectOrigin?: string;
+  /** The admin paths' token (header ADMIN_HEADER); random when not given. */
+  readonly adminToken?: string;
 }
 
 export interface SandboxRequest {
@@ -115,6 +124,8 @@ export interface Stats {
 }
 
 export interface Sandbox {
+  /** The admin paths' (/__sandbox/*) token, for the header ADMIN_HEADER (x-api-key with a key also does). */
+  readonly adminToken: string;
   handle(request: SandboxRequest): SandboxResponse;
   transactions(apiKey?: string): number;
   requests(): number;
@@ -151,6 +162,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     misbehave: options.misbehave ?? [],
   };
   const redirectOrigin = options.redirectOrigin ?? 'http://127.0.0.1:9';
+  const adminToken = options.adminToken ?? randomToken();
   let perKey = new Map<string, KeyState>();
   let requestCount = 0;
   let byStatus: Record<string, number> = {};
@@ -236,30 +248,63 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     peakWaiting: service.peakWaiting(),
   });
 
+  /** Why an admin request is refused (401, 403, 405, 415), or undefined when it may go on. */
+  const adminRefusal = (action: string, request: SandboxRequest): SandboxResponse | undefined => {
+    const token = header(request, ADMIN_HEADER);
+    const apiKey = header(request, 'x-api-key');
+    if (!token && !apiKey) {
+      return error(
+        401,
+        `Admin paths need a credential: the header ${ADMIN_HEADER} with the admin token printed at start, or x-api-key with one of the sandbox's keys`,
+        {},
+        0,
+      );
+    }
+    if (token !== adminToken && !(apiKey && keys.has(apiKey))) {
+      return error(
+        403,
+        token
+          ? `The ${ADMIN_HEADER} header is not this sandbox's admin token`
+          : "The x-api-key header is not one of the sandbox's keys",
+        {},
+        0,
+      );
+    }
+    const method = ADMIN_METHODS.get(action);
+    if (method === undefined) return error(404, `No admin action ${request.method} ${request.path}`, {}, 0);
+    if (request.method !== method) {
+      return error(405, `${ADMIN_PREFIX}${action} takes ${method} only`, { allow: method }, 0);
+    }
+    if (method === 'POST' && !/^application\/json\b/i.test(header(request, 'content-type') ?? '')) {
+      return error(415, `${ADMIN_PREFIX}${action} needs Content-Type: application/json`, {}, 0);
+    }
+    return undefined;
+  };
+
+  /** An admin path: never delayed, never counted (the caller does not record it). */
   const handleAdmin = (request: SandboxRequest): SandboxResponse => {
-    const action = request.path.slice(ADMIN_PREFIX.length).split('?')[0];
-    if (action === 'stats' && request.method === 'GET') return answer(200, stats());
-    if (action === 'reset' && request.method === 'POST') {
+    const action = request.path.slice(ADMIN_PREFIX.length).split('?')[0] ?? '';
+    const refused = adminRefusal(action, request);
+    if (refused) return refused;
+    if (action === 'stats') return answer(200, stats(), {}, 0);
+    if (action === 'reset') {
       sandbox.reset();
-      return answer(200, stats());
+      return answer(200, stats(), {}, 0);
     }
-    if (action === 'configure' && request.method === 'POST') {
-      const parsed = parseJson(request.body);
-      if (!parsed.ok || typeof parsed.value !== 'object' || parsed.value === null) {
-        return error(400, 'configure takes a JSON object of knobs');
-      }
-      const changes = parsed.value as Record<string, unknown>;
-      const bad = badLoadKnob(changes);
-      if (bad) return error(400, bad);
-      if (changes.misbehave !== undefined) {
-        const modes = parseMisbehave(changes.misbehave as string | string[]);
-        if (!modes.ok) return error(400, modes.message);
-        changes.misbehave = modes.modes;
-      }
-      sandbox.configure(changes as Partial<SandboxKnobs>);
-      return answer(200, knobs);
+    const parsed = parseJson(request.body);
+    if (!parsed.ok || typeof parsed.value !== 'object' || parsed.value === null) {
+      return error(400, 'configure takes a JSON object of knobs', {}, 0);
     }
-    return error(404, `No admin action ${request.method} ${request.path}`);
+    const changes = parsed.value as Record<string, unknown>;
+    const bad = badLoadKnob(changes);
+    if (bad) return error(400, bad, {}, 0);
+    if (changes.misbehave !== undefined) {
+      const modes = parseMisbehave(changes.misbehave as string | string[]);
+      if (!modes.ok) return error(400, modes.message, {}, 0);
+      changes.misbehave = modes.modes;
+    }
+    sandbox.configure(changes as Partial<SandboxKnobs>);
+    return answer(200, knobs, {}, 0);
   };
 
   const handleOperation = (op: Operation, request: SandboxRequest): SandboxResponse => {
@@ -348,6 +393,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   };
 
   const sandbox: Sandbox = {
+    adminToken,
     handle(request) {
       if (request.path.startsWith(ADMIN_PREFIX)) return handleAdmin(request);
       requestCount++;
@@ -401,6 +447,19 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     knobs: () => ({ ...knobs, misbehave: [...knobs.misbehave] }),
   };
   return sandbox;
+}
+
+/** The admin actions and the method each takes. */
+const ADMIN_METHODS: ReadonlyMap<string, 'GET' | 'POST'> = new Map([
+  ['stats', 'GET'],
+  ['reset', 'POST'],
+  ['configure', 'POST'],
+]);
+
+/** 32 hex digits from the platform's cryptographic random source (Node 20 and browsers alike). */
+function randomToken(): string {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 type LoadKnob = 'rate' | 'burst' | 'capacity' | 'latencyP99Ms';

@@ -2,7 +2,7 @@
 import { request as httpsRequest } from 'node:https';
 import { OPERATIONS, type Operation, type OutputField } from '@enrich/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEMO_KEY, RESERVED, type SandboxServer, startSandboxServer } from '../src/index.js';
+import { ADMIN_HEADER, DEMO_KEY, RESERVED, type SandboxServer, startSandboxServer } from '../src/index.js';
 
 let server: SandboxServer;
 beforeAll(async () => {
@@ -187,16 +187,22 @@ describe('transactions', () => {
     await post(phoneLookup, { Phone: '5550102030' }, { 'x-api-key': 'wrong' });
     expect(server.sandbox.transactions()).toBe(3);
     expect(server.sandbox.transactions(DEMO_KEY)).toBe(3);
-    const stats = await (await fetch(`${server.url}/__sandbox/stats`)).json();
+    const stats = await (
+      await fetch(`${server.url}/__sandbox/stats`, { headers: { [ADMIN_HEADER]: server.adminToken } })
+    ).json();
     expect(stats).toMatchObject({ transactions: 3, requests: 7 });
     expect(JSON.stringify(stats)).not.toContain(DEMO_KEY);
-    await fetch(`${server.url}/__sandbox/reset`, { method: 'POST' });
+    await fetch(`${server.url}/__sandbox/reset`, {
+      method: 'POST',
+      headers: { [ADMIN_HEADER]: server.adminToken, 'content-type': 'application/json' },
+    });
     expect(server.sandbox.transactions()).toBe(0);
   });
 
   it('latency is added by the server, and the slow input is 2 s late', async () => {
     await fetch(`${server.url}/__sandbox/configure`, {
       method: 'POST',
+      headers: { [ADMIN_HEADER]: server.adminToken, 'content-type': 'application/json' },
       body: JSON.stringify({ latencyMs: 150 }),
     });
     let started = performance.now();

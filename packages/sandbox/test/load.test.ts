@@ -4,7 +4,14 @@
 import { spawn } from 'node:child_process';
 import { OPERATIONS } from '@enrich/core';
 import { describe, expect, it } from 'vitest';
-import { createSandbox, DEMO_KEY, RESERVED, type Sandbox, startSandboxServer } from '../src/index.js';
+import {
+  ADMIN_HEADER,
+  createSandbox,
+  DEMO_KEY,
+  RESERVED,
+  type Sandbox,
+  startSandboxServer,
+} from '../src/index.js';
 import { drawLatency } from '../src/latency.js';
 import { seededRandom } from '../src/random.js';
 
@@ -20,7 +27,7 @@ const admin = (sandbox: Sandbox, action: string, body?: unknown) =>
   sandbox.handle({
     method: body === undefined ? 'GET' : 'POST',
     path: `/__sandbox/${action}`,
-    headers: {},
+    headers: { [ADMIN_HEADER]: sandbox.adminToken, 'content-type': 'application/json' },
     body: body === undefined ? '' : JSON.stringify(body),
   });
 /** Sends `count` requests at the same instant; their statuses. */
@@ -339,7 +346,9 @@ describe('over real HTTP, and through the command', () => {
       expect(throttled.length).toBeLessThanOrEqual(35); // at least the burst gets through
       expect(responses.filter((r) => r.status === 200).length).toBe(40 - throttled.length);
       expect(throttled.every((r) => r.retryAfter === '1')).toBe(true);
-      const stats = await (await fetch(`${server.url}/__sandbox/stats`)).json();
+      const stats = await (
+        await fetch(`${server.url}/__sandbox/stats`, { headers: { 'x-api-key': DEMO_KEY } })
+      ).json();
       expect(stats).toMatchObject({
         throttled: throttled.length,
         requests: 40,

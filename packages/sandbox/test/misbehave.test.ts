@@ -223,12 +223,14 @@ describe('choosing modes', () => {
       expect((await post()).headers.get('content-type')).toMatch(/text\/html/);
       const configured = await fetch(`${other.url}/__sandbox/configure`, {
         method: 'POST',
+        headers: { 'x-api-key': DEMO_KEY, 'content-type': 'application/json' },
         body: JSON.stringify({ misbehave: 'retry-after-huge' }),
       });
       expect(await configured.json()).toMatchObject({ misbehave: ['retry-after-huge'] });
       expect((await post()).status).toBe(429);
       const refused = await fetch(`${other.url}/__sandbox/configure`, {
         method: 'POST',
+        headers: { 'x-api-key': DEMO_KEY, 'content-type': 'application/json' },
         body: JSON.stringify({ misbehave: 'nope' }),
       });
       expect(refused.status).toBe(400);
