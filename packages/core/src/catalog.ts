@@ -12,6 +12,9 @@
 // - Bounds: the "Input fields" table's bounds apply to every operation taking the field (FName 15,
 //   LName 20 except Phone Append's 15, Address1 64 except Phone Append's 60, Email 100); FullName
 //   and TCPA's last_name have no stated bound and get none.
+// - Email's "e-mail address": one the service can deliver to, decided and written down in email.ts
+//   (dot-atom before the @, a host name with a letters-only top-level domain after it,
+//   internationalised addresses accepted, wrappings such as "mailto:" refused rather than stripped).
 
 import type { InputField } from './fields.js';
 import * as F from './fields.js';

@@ -6,6 +6,7 @@ export * from './billing.js';
 export * from './call.js';
 export * from './catalog.js';
 export * from './column-mapping.js';
+export * from './email.js';
 export * from './errors.js';
 export { type InputField, type InputLooks, inputValue } from './fields.js';
 export * from './flatten.js';

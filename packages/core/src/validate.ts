@@ -39,8 +39,9 @@ function fieldSchema(field: InputField) {
       ),
     );
   }
-  const { pattern, problem } = FIELD_KINDS[field.kind];
+  const { pattern, accepts, problem } = FIELD_KINDS[field.kind];
   if (pattern) checks.push(v.regex(pattern, (i) => `${field.name} ${problem(String(i.input))}`));
+  if (accepts) checks.push(v.check(accepts, (i) => `${field.name} ${problem(String(i.input))}`));
   return v.pipe(v.string(), ...checks);
 }
 

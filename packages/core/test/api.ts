@@ -36,10 +36,14 @@ export const VALID: Readonly<Record<OperationId, Readonly<Record<string, string>
   'id-verify': { FName: 'Jane', LName: 'Doe', Address1: '12 Main St', Zip: '02134' },
 };
 
-/** An e-mail address of exactly `length` characters. */
+/**
+ * An e-mail address of exactly `length` characters (6 to 132) that breaks no address rule: at most
+ * 64 characters before the @ and 63 in a label of the domain.
+ */
 export function emailOfLength(length: number): string {
-  const domain = '@example.com';
-  return `${'a'.repeat(length - domain.length)}${domain}`;
+  if (length < 6 || length > 132) throw new RangeError(`no such address of ${length} characters`);
+  const local = 'a'.repeat(Math.min(64, length - '@b.com'.length));
+  return `${local}@${'b'.repeat(length - local.length - '@.com'.length)}.com`;
 }
 
 export const KEY = 'sk_live_9f8e7d6c5b4a3210fedcba98';

@@ -114,7 +114,7 @@ const RULES: Record<OperationId, readonly RuleCase[]> = {
       fail: [
         [{}, /^Email Lookup: Email is required$/],
         [{ Email: '   ' }, /^Email Lookup: Email is required$/],
-        [{ Email: 'jane.example.com' }, /^Email must be an e-mail address; got "jane.example.com"$/],
+        [{ Email: 'jane.example.com' }, /^Email must have exactly one @; got "jane.example.com"$/],
         [{ Phone: PHONE }, /^Email Lookup does not take Phone; it takes Email$/],
       ],
     },
@@ -135,7 +135,7 @@ const RULES: Record<OperationId, readonly RuleCase[]> = {
       pass: [{ Email: EMAIL }],
       fail: [
         [{}, /^Email Verify: Email is required$/],
-        [{ Email: 'not an address' }, /^Email must be an e-mail address/],
+        [{ Email: 'not an address' }, /^Email must have exactly one @; got "not an address"$/],
       ],
     },
   ],

@@ -291,7 +291,7 @@ await server.close();
     expect(typeof result.deliverable).toBe('boolean');
     expect(result.invalid).toEqual({
       kind: 'error',
-      error: { code: 'invalid-input', message: 'Email must be an e-mail address; got "not an address"' },
+      error: { code: 'invalid-input', message: 'Email must have exactly one @; got "not an address"' },
     });
   });
 

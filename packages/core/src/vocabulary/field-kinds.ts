@@ -1,14 +1,19 @@
 // What each kind of input field accepts, in one table: the pattern validation checks (after
 // normalisation, and after the length bound, so that no pattern runs on an over-long value), the
 // hint shown to people (Sheets' argument help, prompts), and the form it takes in the OpenAPI
-// document. Every pattern is linear: no nested or overlapping quantifiers.
+// document. Every pattern is linear: no nested or overlapping quantifiers. E-mail addresses have
+// more rules than a pattern says well, so they are checked by checkEmail (email.ts), which names
+// the rule an address breaks.
+import { checkEmail, EMAIL_RULES } from '../email.js';
 
 /** How a value is normalised and checked. */
 export type InputKind = 'phone' | 'email' | 'zip' | 'state' | 'text';
 
 export interface FieldKind {
-  /** What a whole, normalised value must match; undefined for free text. */
+  /** What a whole, normalised value must match; undefined for free text and e-mail addresses. */
   readonly pattern: RegExp | undefined;
+  /** A check beyond the pattern, for what one pattern cannot say well (e-mail addresses); linear. */
+  readonly accepts?: (value: string) => boolean;
   /** A value of this kind in a few words: "10 digits". */
   readonly hint: string;
   /** Why `value` does not match, after the field's name: "must be 5 digits; got \"123\"". */
@@ -20,11 +25,6 @@ export interface FieldKind {
 const PHONE = /^[0-9]{10}$/;
 const ZIP = /^[0-9]{5}$/;
 const STATE = /^[A-Z]{2}$/;
-// local@domain.tld. Linear: the local part cannot hold @, the first domain label cannot hold a dot,
-// so there is only one way to match and nothing to backtrack over. (The earlier
-// /^[^\s@]+@[^\s@]+\.[^\s@]+$/ backtracked quadratically: 10 s of CPU for a 120 KB cell.)
-const EMAIL = /^[^\s@]+@[^\s@.]+\.[^\s@]+$/;
-
 export const FIELD_KINDS: Readonly<Record<InputKind, FieldKind>> = {
   phone: {
     pattern: PHONE,
@@ -37,9 +37,19 @@ export const FIELD_KINDS: Readonly<Record<InputKind, FieldKind>> = {
     openapi: { pattern: PHONE.source },
   },
   email: {
-    pattern: EMAIL,
+    pattern: undefined,
+    accepts: (value) => checkEmail(value) === undefined,
     hint: 'an e-mail address',
-    problem: (value) => `must be an e-mail address; got ${shown(value)}`,
+    // The rule broken, in words (email.ts), then what was given: the length for a length rule,
+    // else the value, with the character a character rule refused.
+    problem: (value) => {
+      const broken = checkEmail(value);
+      if (!broken) return 'is not valid';
+      const rule = EMAIL_RULES[broken.rule];
+      if (broken.length !== undefined) return `${rule}; got ${broken.length}`;
+      const found = broken.found === undefined ? '' : `, not ${JSON.stringify(broken.found)}`;
+      return `${rule}${found}; got ${shown(value)}`;
+    },
     // The shape check is ours; the document states the standard format instead.
     openapi: { format: 'email' },
   },
