@@ -74,6 +74,14 @@ export async function enrichCsvFlow(ctx: Ctx, arg?: vscode.Uri): Promise<BulkSum
 async function report(ctx: Ctx, inPath: string, outPath: string, summary: BulkSummary): Promise<void> {
   const counts = `${summary.transactions} transaction${summary.transactions === 1 ? '' : 's'} spent, ${summary.fromCache} from the cache`;
   ctx.log.info(`Enrich CSV ${inPath}: ${summary.completed ? 'completed' : 'stopped'}; ${counts}`);
+  if (summary.inputError) {
+    void vscode.window.showErrorMessage(
+      ctx.scrub(
+        `Enrich CSV stopped: ${summary.inputError}. ${counts}; every answer bought is kept: mend the file and run Enrich CSV again, nothing is bought twice.`,
+      ),
+    );
+    return;
+  }
   if (!summary.completed) {
     const why = summary.stopped ? ` (${summary.stopped})` : '';
     void vscode.window.showWarningMessage(

@@ -36,6 +36,8 @@ export interface BulkOptions {
   readonly allExtras?: boolean;
   /** Ask again (and pay again) for requests whose cached answer is paid-unreadable. */
   readonly retryUnreadable?: boolean;
+  /** Replace an existing output that is not one of ours (a file of the user's: refused otherwise). */
+  readonly force?: boolean;
   /** Where answers that could not be journaled go (default: the temp directory). */
   readonly rescueDir?: string;
 }

@@ -13,6 +13,7 @@ import {
 } from '@enrich/core';
 import { parse } from 'csv-parse';
 import { BulkError } from './bulk-error.js';
+import { readFileStart } from './file-start.js';
 
 /** Rows read together: as many as the parser had ready (no promise per row). */
 export interface CsvBatch {
@@ -23,8 +24,17 @@ export interface CsvBatch {
   readonly bytes: number;
 }
 
+/** How the input writes its lines, which the output keeps: Excel reads its accents by the BOM. */
+export interface CsvLayout {
+  /** The file starts with a byte order mark (UTF-8 or UTF-16). */
+  readonly bom: boolean;
+  /** The header row's line end. */
+  readonly eol: '\n' | '\r\n';
+}
+
 export interface OpenedCsv {
   readonly header: readonly string[];
+  readonly layout: CsvLayout;
   readonly mapping: ColumnMapping;
   readonly sizeBytes: number;
   /** The next rows, or undefined at the end of the file. */
@@ -44,6 +54,7 @@ export async function openCsv(
   } catch (error) {
     throw new BulkError(`Cannot read ${path}: ${(error as Error).message}`);
   }
+  const layout = layoutOf(path);
   const file = createReadStream(path);
   const parser = file.pipe(
     // Blank lines are kept as blank rows: in a one-column file they are the empty cells, and every
@@ -72,6 +83,7 @@ export async function openCsv(
   let row = 1;
   return {
     header,
+    layout,
     mapping,
     sizeBytes,
     async nextBatch() {
@@ -88,6 +100,22 @@ export async function openCsv(
     },
     close: () => parser.destroy(),
   };
+}
+
+/** The BOM and the line end of the file's first line (LF when it has only one line). */
+function layoutOf(path: string): CsvLayout {
+  let bytes: Buffer = Buffer.alloc(0);
+  try {
+    bytes = readFileStart(path);
+  } catch {
+    // Unreadable: the stream that follows says why.
+  }
+  const utf16 = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+  const bom = utf16 || (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf);
+  // In UTF-16, "\r\n" is 0d 00 0a 00 (LE) or 00 0d 00 0a (BE): the CR is two bytes before the LF.
+  const lf = bytes.indexOf(0x0a);
+  const cr = lf - (utf16 ? 2 : 1);
+  return { bom, eol: lf > 0 && cr >= 0 && bytes[cr] === 0x0d ? '\r\n' : '\n' };
 }
 
 // Small enough that a batch's work (about a millisecond) does not keep answers waiting long: the

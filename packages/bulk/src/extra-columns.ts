@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { finished } from 'node:stream/promises';
 import { parse } from 'csv-parse';
 import { stringify } from 'csv-stringify';
+import type { CsvLayout } from './csv-rows.js';
 
 export class ExtraColumns {
   /** Every extra field name seen, in the order first seen. */
@@ -45,15 +46,22 @@ export class ExtraColumns {
    * Writes `target` from the output in `source` with the extra columns inserted before the last
    * column (status). `rename` names a column so that it does not clash with the header's.
    */
-  async merge(source: string, target: string, rename: (name: string) => string): Promise<void> {
+  async merge(
+    source: string,
+    target: string,
+    rename: (name: string) => string,
+    layout: CsvLayout,
+  ): Promise<void> {
     const names = [...this.names];
-    const rows = createReadStream(source).pipe(parse({ relax_column_count: true, skip_empty_lines: false }));
+    const rows = createReadStream(source).pipe(
+      parse({ bom: true, relax_column_count: true, skip_empty_lines: false }),
+    );
     const lines = createInterface({
       input: createReadStream(this.sidePath),
       crlfDelay: Number.POSITIVE_INFINITY,
     });
     const lineIterator = lines[Symbol.asyncIterator]();
-    const out = stringify();
+    const out = stringify({ bom: layout.bom, record_delimiter: layout.eol });
     const file = createWriteStream(target);
     out.pipe(file);
     let header = true;

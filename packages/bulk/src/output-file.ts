@@ -18,6 +18,7 @@ import {
 } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { csvField, csvFields } from './csv-line.js';
+import type { CsvLayout } from './csv-rows.js';
 import { ExtraColumns } from './extra-columns.js';
 import type { RowResult } from './row-result.js';
 
@@ -38,13 +39,16 @@ export class OutputFile {
   private pieces: Buffer[] = [];
   private piecesLength = 0;
   private syncing: Promise<void> | undefined;
+  /** The input's BOM and line end, kept in the output. */
+  private readonly layout: CsvLayout;
 
   constructor(
     private readonly outPath: string,
     private readonly width: number,
     private readonly scrub: (text: string) => string,
-    options: { allExtras: boolean; onError: (error: Error) => void },
+    options: { allExtras: boolean; layout?: CsvLayout; onError: (error: Error) => void },
   ) {
+    this.layout = options.layout ?? { bom: false, eol: '\n' };
     this.tempPath = `${outPath}.partial`;
     // A buffer of 256 KB, not Node's 16 KB: a run writes its output in 64 KB batches, and waiting
     // for the disk after each one (thousands of round trips through the thread pool at the end of a
@@ -62,7 +66,8 @@ export class OutputFile {
   }
 
   writeHeader(header: readonly string[]): void {
-    this.batch += `${this.scrub(csvFields(header))}\n`;
+    const bom = this.layout.bom ? '\uFEFF' : '';
+    this.batch += `${bom}${this.scrub(csvFields(header))}${this.layout.eol}`;
   }
 
   /** One whole line as UTF-8 bytes, rendered (and scrubbed) earlier: a row from the spill. */
@@ -130,7 +135,7 @@ export class OutputFile {
     if (tail === undefined) {
       tail = '';
       for (const cell of result.cells) tail += `,${csvField(cell)}`;
-      tail = this.scrub(`${tail},${csvField(result.status)}\n`);
+      tail = this.scrub(`${tail},${csvField(result.status)}${this.layout.eol}`);
       this.rendered.set(result, tail);
     }
     return tail;
@@ -202,7 +207,7 @@ export class OutputFile {
       }
       if (this.extras && this.extras.names.size > 0) {
         const merged = `${this.outPath}.merged.partial`;
-        await this.extras.merge(this.tempPath, merged, extraName);
+        await this.extras.merge(this.tempPath, merged, extraName, this.layout);
         rmSync(this.tempPath, { force: true });
         fsyncFile(merged);
         renameSync(merged, this.outPath);

@@ -23,8 +23,9 @@ import { setMaxListeners } from 'node:events';
 import { setImmediate } from 'node:timers/promises';
 import type { CleanInput, Operation } from '@enrich/core';
 import { BoundedMap } from './bounded-map.js';
+import { BulkError } from './bulk-error.js';
 import type { BulkHooks, BulkOptions } from './bulk-options.js';
-import { openCsv, type PlannedRow, rowPlanner } from './csv-rows.js';
+import { type CsvBatch, openCsv, type PlannedRow, rowPlanner } from './csv-rows.js';
 import { OutputFile } from './output-file.js';
 import { startProgress } from './progress.js';
 import { RequestQueue } from './request-queue.js';
@@ -77,7 +78,9 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
   const startedAt = now();
   const csv = await openCsv(op, options.inPath, options.overrides);
   const plan = rowPlanner(op, csv.header, csv.mapping);
-  const { store, outputLock } = openFiles(options, () => csv.close());
+  const header = outputHeader(op, csv.header, columns);
+  const ours = { inputHeader: csv.header, statusColumn: header.at(-1) ?? 'status' };
+  const { store, outputLock } = openFiles(options, ours, () => csv.close());
   const abandon = options.abandon ?? new AbortController();
   // Each request in flight listens for it (as many as the concurrency): not a leak.
   setMaxListeners(0, abandon.signal);
@@ -115,13 +118,14 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
   };
   const output = new OutputFile(options.outPath, csv.header.length, options.scrub ?? ((text) => text), {
     allExtras: options.allExtras === true,
+    layout: csv.layout,
     onError: (error) => {
       // The output's disk can fill too: stop (every answer so far is in the journal) rather than crash.
       sender.halt(`the output ${options.outPath}.partial could not be written (${describeError(error)})`);
       stopReading();
     },
   });
-  output.writeHeader(outputHeader(op, csv.header, columns));
+  output.writeHeader(header);
 
   // Rows in memory between reading and writing; past them, rows wait on disk (see row-queue.ts).
   const queue = new RowQueue(options.windowRows ?? 4096, `${options.outPath}.spill`, output, {
@@ -151,6 +155,14 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
       // Reading the spill back failed (its disk is full, say): stop as when the output's is.
       output.fail(error as Error);
     }
+  };
+
+  // Whatever ends the run early (a bug, a file that cannot be written), nothing more is sent: what
+  // waits to be sent would be paid for and then lost with the journal closed.
+  const fail = (error: unknown) => {
+    failure ??= error;
+    sender.halt(`the run failed (${describeError(error as Error)})`);
+    stopReading();
   };
 
   let graceTimer: NodeJS.Timeout | undefined;
@@ -232,9 +244,9 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
         if (pending.size < maxPending) wake?.();
       })
       .catch((error: unknown) => {
-        // A failure of ours (the cache file cannot be written, say) ends the run.
-        failure ??= error;
-        stopReading();
+        // A failure of ours (the cache file cannot be written, say) ends the run: nothing more is
+        // sent, and what is on the wire is still awaited (and journaled) below.
+        fail(error);
       })
       .finally(() => {
         tasks.delete(task);
@@ -281,10 +293,22 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
     pace: sender.reading(),
   }));
 
-  try {
+  // The reading loop. A file that breaks off mid-way (a stray quote at row 4,001, say) stops the
+  // sending at once; the requests on the wire are waited for and journaled, and the summary says
+  // what was spent and where the file broke.
+  const readRows = async () => {
     read: for (;;) {
       if (stopping || failure) break;
-      const batch = await csv.nextBatch();
+      let batch: CsvBatch | undefined;
+      try {
+        batch = await csv.nextBatch();
+      } catch (error) {
+        if (!(error instanceof BulkError)) throw error;
+        summary.inputError = error.message;
+        sender.halt(error.message, 'input');
+        stopReading();
+        break;
+      }
       if (!batch) break;
       bytesRead = batch.bytes;
       const { records } = batch;
@@ -312,6 +336,10 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
       // loop, and answers would wait for whole chunks of the file to be read.
       else if (tasks.size > 0) await setImmediate();
     }
+  };
+
+  try {
+    await readRows().catch(fail);
     // What was sent is waited for even when interrupted: its answers are paid for, so journal them.
     // (On Ctrl-C only for graceMs: then the sender abandons them and they settle at once.)
     while (tasks.size > 0) await Promise.all([...tasks]);
@@ -322,7 +350,8 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
       if (stopping || queue.isEmpty || !output.needsDrain) break;
       await waitFor(output.drained());
     }
-    summary.completed = !signal?.aborted && !journalBroken && output.error === undefined;
+    summary.completed =
+      !signal?.aborted && !journalBroken && output.error === undefined && summary.inputError === undefined;
     if (summary.completed && !queue.isEmpty) throw new Error('rows were left unwritten (a bug)');
   } finally {
     clearTimeout(graceTimer);
@@ -337,6 +366,7 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
     summary.throttled = sender.throttled;
     summary.pace = paceSummary(sender);
     summary.abandoned = sender.abandoned;
+    summary.unanswered = sender.unanswered;
     summary.resumeAt = sender.resumeAt === undefined ? undefined : new Date(sender.resumeAt).toISOString();
     summary.stopped = sender.stopReason === 'interrupted' ? undefined : sender.stopReason;
     summary.outputError = output.error ? describeError(output.error) : undefined;

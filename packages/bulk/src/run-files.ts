@@ -1,10 +1,12 @@
 // What a run opens before it sends anything, and how it words a failure to write a file.
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { parse } from 'csv-parse/sync';
 import { AnswerStore } from './answer-store.js';
 import { BulkError } from './bulk-error.js';
 import type { BulkOptions } from './bulk-options.js';
 import { acquireLock, type FileLock } from './file-lock.js';
+import { readFileStart } from './file-start.js';
 
 // A run syncs its journal at most this often, each sync covering every answer written meanwhile.
 // Each fdatasync is work for the kernel's journal on a machine that is also running the network:
@@ -14,10 +16,18 @@ import { acquireLock, type FileLock } from './file-lock.js';
 const JOURNAL_SYNC_INTERVAL_MS = 50;
 
 // The answer cache (locked, journal loaded) and the output's lock; stops before anything is sent.
+// `ours` says what an output of ours looks like: an existing --out that does not is refused.
 export function openFiles(
   options: BulkOptions,
+  ours: Parameters<typeof checkOutputPath>[1],
   closeInput: () => void,
 ): { store: AnswerStore; outputLock: FileLock } {
+  try {
+    checkOutputPath(options.outPath, ours, options.force === true);
+  } catch (error) {
+    closeInput();
+    throw error;
+  }
   let store: AnswerStore;
   try {
     store = AnswerStore.open({
@@ -37,7 +47,16 @@ export function openFiles(
   }
   try {
     mkdirSync(dirname(options.outPath), { recursive: true });
-    return { store, outputLock: acquireLock(options.outPath, 'output') };
+    const outputLock = acquireLock(options.outPath, 'output');
+    try {
+      // The partial output can be created: a folder that is not writable is found now, not after
+      // every row was paid for.
+      closeSync(openSync(`${options.outPath}.partial`, 'a'));
+    } catch (error) {
+      outputLock.release();
+      throw error;
+    }
+    return { store, outputLock };
   } catch (error) {
     closeInput();
     store.close();
@@ -51,4 +70,47 @@ export function describeError(error: Error | undefined): string {
   if (code === 'ENOSPC') return 'the disk is full';
   if (code === 'EDQUOT') return 'the disk quota is used up';
   return error?.message ?? 'unknown error';
+}
+
+/**
+ * Refuses, before anything is sent, an --out that a run must not replace: a directory, a read-only
+ * file, or (without `force`) an existing file that is not an output of ours. Ours means its header
+ * row starts with the input's columns and holds the status column this run writes (so a rerun with
+ * other --fields still replaces it); anything else (another program's document, a report, a
+ * journal) is the user's.
+ */
+export function checkOutputPath(
+  outPath: string,
+  ours: { readonly inputHeader: readonly string[]; readonly statusColumn: string },
+  force: boolean,
+): void {
+  let stat: ReturnType<typeof statSync>;
+  try {
+    stat = statSync(outPath);
+  } catch {
+    return; // nothing there yet (a path that cannot be created is found when it is created)
+  }
+  if (stat.isDirectory()) {
+    throw new BulkError(`${outPath} is a directory. Nothing was sent. Name a file with --out.`);
+  }
+  if ((stat.mode & 0o222) === 0) {
+    throw new BulkError(
+      `${outPath} is read-only. Nothing was sent. Make it writable if it may be replaced, or name another file with --out.`,
+    );
+  }
+  if (force || isOurOutput(outPath, ours.inputHeader, ours.statusColumn)) return;
+  throw new BulkError(
+    `${outPath} exists and is not an output of enrich (its first row is not the input's columns followed by enrich's). Nothing was sent. Add --force to replace it, or name another file with --out.`,
+  );
+}
+
+function isOurOutput(path: string, inputHeader: readonly string[], statusColumn: string): boolean {
+  try {
+    // The first record only (a header cell may hold a line break); a cut at 64 KB is not ours.
+    const [found] = parse(readFileStart(path), { bom: true, relax_column_count: true, to: 1 }) as string[][];
+    if (!found?.slice(inputHeader.length).includes(statusColumn)) return false;
+    return inputHeader.every((column, i) => found[i] === column);
+  } catch {
+    return false;
+  }
 }

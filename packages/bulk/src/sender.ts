@@ -263,9 +263,13 @@ export class Sender {
     this.wakeUp.abort();
   }
 
-  /** Stops sending because answers can no longer be kept (the journal cannot be written). */
-  halt(message: string): void {
-    this.stop('storage', `not sent: ${message}`);
+  /**
+   * Stops sending because the run cannot go on: answers can no longer be kept (the journal cannot
+   * be written: 'storage'), or the input breaks off mid-file ('input'). What is on the wire still
+   * answers and is journaled; nothing waiting is sent.
+   */
+  halt(message: string, reason: 'storage' | 'input' = 'storage'): void {
+    this.stop(reason, `not sent: ${message}`);
   }
 
   private async attempt(

@@ -59,6 +59,8 @@ export interface BulkSummary {
   unsaved: SaveReport | undefined;
   /** Why the output file could not be written, if it could not. */
   outputError: string | undefined;
+  /** Why the input could not be read to its end (a broken quote mid-file, say), if it could not. */
+  inputError: string | undefined;
   /** False when interrupted or stopped by a file problem: the output was not written. */
   completed: boolean;
   elapsedMs: number;
@@ -96,10 +98,12 @@ export function emptySummary(names: {
     stopped: undefined,
     resumeAt: undefined,
     abandoned: 0,
+    unanswered: 0,
     unreadableCacheLines: 0,
     rescuedImported: 0,
     unsaved: undefined,
     outputError: undefined,
+    inputError: undefined,
     completed: false,
     elapsedMs: 0,
   };

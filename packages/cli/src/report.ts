@@ -26,7 +26,11 @@ export function bulkReport(title: string, s: BulkSummary): string {
   const lines = [`${title}: ${s.input} -> ${s.output}`, indent(twoColumns(rows))];
   lines.push(...examples(s.invalidExamples));
   lines.push(`  answer cache: ${s.cache}`);
-  if (s.stopped) {
+  if (s.inputError) {
+    lines.push(
+      `  stopped sending: ${s.inputError}. The answers that arrived are in the answer cache: mend the file and run the same command again; nothing is bought twice`,
+    );
+  } else if (s.stopped) {
     const when = s.resumeAt ? ` after ${s.resumeAt} (when the service said to come back)` : '';
     lines.push(`  stopped sending: ${stopText(s.stopped)}; run the same command again${when} to carry on`);
   }

@@ -76,6 +76,21 @@ describe('Enrich CSV', () => {
     ]);
   });
 
+  it('a CSV that breaks off mid-file is refused by the plan, before anything is sent', async () => {
+    harness = await activateWithSandbox();
+    const path = csvFile(
+      ['Name,Phone', 'A,5550102030', 'Bob "The Builder" Smith,5550102031', 'C,5550102032'].join('\n'),
+    );
+    reply({ pick: 'Phone Lookup' }, { pick: '$(error) Cannot run with this mapping' }, { cancel: true });
+    confirmModal();
+    expect(await enrich(path)).toBeUndefined();
+    // The review shows why it cannot run, in place of the Enrich row; stepping away sends nothing.
+    const review = ui.seen.find((s) => s.title === 'Phone Lookup: leads.csv');
+    expect(review?.items[0]).toBe('$(error) Cannot run with this mapping');
+    expect(review?.items.join('\n')).not.toMatch(/Enrich: spend/);
+    expect(harness.server.sandbox.requests()).toBe(0);
+  });
+
   it('lets the user map a field to another column before anything is sent', async () => {
     harness = await activateWithSandbox();
     const path = csvFile();

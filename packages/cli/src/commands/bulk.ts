@@ -99,6 +99,7 @@ export async function bulkAction(
     const summary = await runBulk({
       ...files,
       outPath,
+      force: flags.force === true,
       columns: flags.fields?.columns ?? outputColumns(op),
       progress,
       signal: controller.signal,
@@ -121,7 +122,7 @@ export async function bulkAction(
     report(op, summary, flags.json === true, io);
     const notes = bulkNotes(summary, cachePath);
     if (notes) io.stderr.write(`${notes}\n`);
-    if (!summary.unsaved && !summary.outputError && !summary.completed) {
+    if (!summary.unsaved && !summary.outputError && !summary.inputError && !summary.completed) {
       io.stderr.write(
         `Interrupted: ${summary.transactions} answers from this run are saved in ${cachePath}; ${outPath} was not written. Run the same command again to carry on.\n`,
       );
@@ -156,6 +157,7 @@ function report(op: Operation, summary: BulkSummary, json: boolean, io: BulkIo):
 /** The exit code of a finished (or stopped) run; a stop reason's code is in core's STOP_REASONS. */
 function exitCodeOf(summary: BulkSummary): ExitCode {
   if (summary.unsaved || summary.outputError) return EXIT.storage;
+  if (summary.inputError) return EXIT.usage;
   if (!summary.completed) return EXIT.interrupted;
   if (summary.stopped) return STOP_REASONS[summary.stopped].exitCode;
   return summary.unreadable > 0 || summary.errors > 0 ? EXIT.service : EXIT.ok;

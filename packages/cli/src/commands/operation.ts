@@ -41,6 +41,7 @@ export interface OperationFlags {
   readonly timeout: number;
   readonly dryRun?: boolean;
   readonly retryUnreadable?: boolean;
+  readonly force?: boolean;
   readonly json?: boolean;
   readonly quiet?: boolean;
   readonly progressEvery: number;
@@ -146,6 +147,7 @@ export function addOperationCommand(program: Command, op: Operation, action: Ope
       '--retry-unreadable',
       'ask again for requests whose cached answer was paid for but unreadable (each costs a transaction again)',
     )
+    .option('--force', 'replace an existing --out that is not an output of enrich (refused otherwise)')
     .option('--json', 'print the result (or the run summary) as JSON')
     .option('--quiet', 'no progress output')
     .addOption(

@@ -31,7 +31,7 @@ export const EXIT_CODES = {
 
 export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
 
-export type StopReason = 'budget' | 'auth' | 'allowance' | 'service' | 'storage' | 'interrupted';
+export type StopReason = 'budget' | 'auth' | 'allowance' | 'service' | 'storage' | 'input' | 'interrupted';
 
 export interface StopInfo {
   readonly exitCode: ExitCode;
@@ -48,5 +48,6 @@ export const STOP_REASONS: Readonly<Record<StopReason, StopInfo>> = {
   },
   service: { exitCode: EXIT_CODES.service, text: 'the service kept failing' },
   storage: { exitCode: EXIT_CODES.storage, text: 'a file could not be written' },
+  input: { exitCode: EXIT_CODES.usage, text: 'the input file could not be read to its end' },
   interrupted: { exitCode: EXIT_CODES.interrupted, text: 'the run was interrupted' },
 };
