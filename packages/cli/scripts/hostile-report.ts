@@ -1,14 +1,17 @@
-// `pnpm --filter @enrich/cli hostile-report`: runs every misbehaviour of issue 8 against a real HTTP
+// `pnpm --filter @enrich/cli hostile-report`: runs every misbehaviour of issue 8, and the edges of
+// issue 27 (a broken row, an --out of the user's, e-mails that waste money...), against a real HTTP
 // service on 127.0.0.1 (the sandbox's misbehave modes, or a small test server) and prints, for each,
 // the requests the service received, the transactions it counted, what the journal kept, what the
-// output holds, and the exit code. The same scenarios are asserted by test/hostile.test.ts.
+// output holds, and the exit code. The same scenarios are asserted by test/hostile.test.ts and the
+// edge-*.test.ts files.
+import { EDGE_SCENARIOS } from '../test/edge-scenarios.js';
 import { SCENARIOS } from '../test/hostile-scenarios.js';
 
 const only = process.argv.slice(2);
 const rows: string[][] = [
   ['misbehaviour', 'requests', 'counted', 'journal', 'output', 'exit', 'time', 'also'],
 ];
-for (const scenario of SCENARIOS) {
+for (const scenario of [...SCENARIOS, ...EDGE_SCENARIOS]) {
   if (only.length > 0 && !only.includes(scenario.id)) continue;
   const m = await scenario.run();
   const output = m.statuses
