@@ -52,6 +52,26 @@ export const EDGE_FILE_SCENARIOS: readonly Scenario[] = [
         };
       }),
   },
+  {
+    id: 'excel-csv-utf8',
+    issue: 'Excel "CSV UTF-8" in (a BOM, CRLF, José Ñúñez): the output keeps both',
+    run: () =>
+      withSandbox(async (server) => {
+        const dir = tempDir();
+        writeFileSync(
+          join(dir, 'in.csv'),
+          `\uFEFFname,phone\r\nJosé Ñúñez,${phone(1)}\r\nZoë,${phone(2)}\r\n`,
+        );
+        const startedAt = Date.now();
+        const ran = await runCli(bulkArgs, { env: sandboxEnv(server), cwd: dir });
+        const out = readFileSync(join(dir, 'out.csv'), 'utf8');
+        return measure(dir, sandboxCounts(server), ran, startedAt, {
+          bom: out.startsWith('\uFEFF') ? 'kept' : 'lost',
+          lineEnds: /\r\n/.test(out) && !/[^\r]\n/.test(out) ? 'CRLF' : 'changed',
+          names: out.includes('José Ñúñez,') && out.includes('Zoë,') ? 'unchanged' : 'changed',
+        });
+      }),
+  },
   outScenario('out-not-ours', 'an existing --out that is not ours (a .docx)', (dir) => {
     writeFileSync(join(dir, TARGET), Buffer.from('PK\u0003\u0004 a Word document'));
   }),

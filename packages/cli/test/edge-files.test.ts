@@ -92,6 +92,12 @@ describe('--out names a file that is not ours', () => {
 });
 
 describe("the input's BOM and line ends", () => {
+  it('excel-csv-utf8: the output keeps the BOM, the CRLF and every accent', async () => {
+    const m = await scenario('excel-csv-utf8');
+    expect(m.more).toEqual({ bom: 'kept', lineEnds: 'CRLF', names: 'unchanged' });
+    expect([m.counted, m.journal, m.code]).toEqual([2, 2, 0]);
+  });
+
   it('a CSV saved by Excel (BOM, CRLF) gives an output with a BOM and CRLF', async () => {
     const server = await startServer();
     try {
