@@ -1,7 +1,6 @@
 // The service models (issue 22): a gateway's per-key token bucket, a backend's capacity with a
 // FIFO queue, a latency distribution, and the stats that show them, on the in-process handler with
 // a virtual clock, then over real HTTP and through the command.
-import { spawn } from 'node:child_process';
 import { OPERATIONS } from '@enrich/core';
 import { describe, expect, it } from 'vitest';
 import {
@@ -14,6 +13,7 @@ import {
 } from '../src/index.js';
 import { drawLatency } from '../src/latency.js';
 import { seededRandom } from '../src/random.js';
+import { runSandboxCommand } from './run-command.js';
 
 const phoneLookup = OPERATIONS.find((op) => op.id === 'phone-lookup');
 const path = phoneLookup?.path ?? '';
@@ -362,23 +362,7 @@ describe('over real HTTP, and through the command', () => {
   });
 
   it('the command takes --rate, --burst, --capacity, --latency-p99 and their environment variables', async () => {
-    const run = (args: string[], env: Record<string, string>) =>
-      new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--port', '0', ...args], {
-          cwd: new URL('..', import.meta.url).pathname,
-          env: { ...process.env, ...env },
-        });
-        let out = '';
-        let err = '';
-        child.stdout.on('data', (d) => {
-          out += d;
-          if (out.includes('Ctrl-C to stop')) child.kill('SIGTERM');
-        });
-        child.stderr.on('data', (d) => {
-          err += d;
-        });
-        child.on('close', (code) => resolve({ code, out, err }));
-      });
+    const run = runSandboxCommand;
     const [flags, variables, badCapacity, badP99] = await Promise.all([
       run(['--rate', '20', '--burst', '5', '--capacity', '4', '--latency', '50', '--latency-p99', '120'], {}),
       run([], {

@@ -1,6 +1,5 @@
 // The misbehave modes over real HTTP on 127.0.0.1, read by core's own fetch transport and reader,
 // and the server surviving clients that drop mid-request.
-import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { type HttpResponse, OPERATIONS, type Operation, readResponse } from '@enrich/core';
 import { createFetchTransport } from '@enrich/core/fetch-transport';
@@ -14,6 +13,7 @@ import {
   type SandboxServer,
   startSandboxServer,
 } from '../src/index.js';
+import { runSandboxCommand } from './run-command.js';
 
 const byId = (id: string) => OPERATIONS.find((op) => op.id === id) as Operation;
 const phoneLookup = byId('phone-lookup');
@@ -250,24 +250,7 @@ describe('choosing modes', () => {
   });
 
   it('the command takes --misbehave and SANDBOX_MISBEHAVE, and refuses an unknown mode', async () => {
-    const run = (args: string[], env: Record<string, string>) =>
-      new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--port', '0', ...args], {
-          cwd: new URL('..', import.meta.url).pathname,
-          env: { ...process.env, ...env },
-        });
-        let out = '';
-        let err = '';
-        child.stdout.on('data', (d) => {
-          out += d;
-          // Started: stop it, by its own pid.
-          if (out.includes('Ctrl-C to stop')) child.kill('SIGTERM');
-        });
-        child.stderr.on('data', (d) => {
-          err += d;
-        });
-        child.on('close', (code) => resolve({ code, out, err }));
-      });
+    const run = runSandboxCommand;
     const bad = await run(['--misbehave', 'redirect,bogus'], {});
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('Unknown misbehave mode "bogus"');
