@@ -16,6 +16,7 @@ const EXIT_FOR_ERROR: Readonly<Record<ErrorCode, ExitCode>> = {
   server: EXIT.service,
   redirect: EXIT.service,
   network: EXIT.service,
+  unanswered: EXIT.service,
   'unexpected-status': EXIT.service,
   'bad-response': EXIT.service,
 };

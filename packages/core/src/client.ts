@@ -9,6 +9,7 @@ import { OPERATIONS, type Operation } from './catalog.js';
 import type { CallResult, EnrichClient, MethodOptions } from './client-types.js';
 import { callError } from './errors.js';
 import { createFetchTransport } from './fetch-transport.js';
+import { timeoutProblem } from './http.js';
 import type { LeafField, OutputShape } from './outputs.js';
 import type { LeafValue, Outcome, OutputRecord } from './response.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
@@ -23,7 +24,12 @@ export interface ClientOptions {
   readonly baseUrlV3?: string;
   /** The fetch to send with; default the platform's own. */
   readonly fetch?: typeof fetch;
-  /** Give up on one attempt after this long; default 30 s. */
+  /**
+   * Give up on one attempt after this long; default 30 s. A finite number of milliseconds greater
+   * than 0 and at most 2^31 - 1 (what a timer takes); anything else is a TypeError at once. When the
+   * deadline passes after the request was sent, the call's error is `unanswered` ("may have been
+   * paid") and it is not sent again: the service may have billed it.
+   */
   readonly timeoutMs?: number;
   /** Changes to core's retry policy (429, 5xx and network failures, with backoff and jitter). */
   readonly retry?: Partial<RetryPolicy>;
@@ -33,7 +39,8 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
  * A client of the nine operations. Throws a TypeError at once for what code must fix (no key, a
- * base URL that is not allowed); every failure of a call is in its result instead.
+ * base URL that is not allowed, a timeout that is no deadline); every failure of a call is in its
+ * result instead.
  */
 export function createClient(options: ClientOptions): EnrichClient {
   if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '')
@@ -52,6 +59,8 @@ export function createClient(options: ClientOptions): EnrichClient {
   }
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const badTimeout = timeoutProblem('timeoutMs', timeoutMs);
+  if (badTimeout) throw new TypeError(`createClient: ${badTimeout}`);
 
   const call = async (op: Operation, input: unknown, callOptions: MethodOptions = {}) => {
     const { signal } = callOptions;

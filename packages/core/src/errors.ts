@@ -12,7 +12,15 @@ export type ErrorCode =
   | 'too-many-results'
   | 'server'
   | 'unexpected-status'
+  /** The service could not be reached, or the connection failed before the request was sent whole. */
   | 'network'
+  /**
+   * The request was sent whole, but no answer came: the deadline passed, or the connection was lost
+   * while waiting for it. The service may have run it and billed it, so it is never retried
+   * automatically: asking again is the caller's choice (a paid answer is not bought twice because
+   * it was slow).
+   */
+  | 'unanswered'
   /** A 3xx: the service pointed elsewhere. Not followed, nothing resent, never retried. */
   | 'redirect'
   /**

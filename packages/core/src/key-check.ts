@@ -5,7 +5,7 @@
 // other answer (a redirect, 404, 200, 5xx) is reported as unexpected with its status, and a
 // network failure as unreachable. The v2 and v3 groups live on separate hosts, so both are checked.
 import { getOperation, type Operation } from './catalog.js';
-import type { HttpRequest, HttpResponse } from './http.js';
+import { type HttpRequest, type HttpResponse, wasSentWhole } from './http.js';
 import { checkApiKey } from './keys.js';
 import { API_KEY_HEADER, operationUrl } from './request.js';
 import { networkError, readResponse } from './response.js';
@@ -66,7 +66,9 @@ export function planKeyCheck(settings: Settings): KeyCheckPlan {
 /** The verdict on one base from what came back. */
 export function readKeyCheck(base: string, answer: KeyCheckAnswer): KeyCheckResult {
   if ('networkError' in answer) {
-    const outcome = networkError(base, answer.networkError);
+    // A deadline passed after sending is no bill here: the empty test request is refused unread.
+    const cause = answer.networkError;
+    const outcome = networkError(base, wasSentWhole(cause) ? new Error((cause as Error).message) : cause);
     const message = outcome.kind === 'error' ? outcome.error.message : '';
     return { base, verdict: 'unreachable', detail: `${message}. Nothing was spent.` };
   }

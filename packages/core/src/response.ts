@@ -8,7 +8,7 @@
 // empty strings, except where the description allows null (Phone Lookup's AptType).
 import type { Operation } from './catalog.js';
 import { type CallError, callError } from './errors.js';
-import { DEFAULT_MAX_BODY_BYTES, type HttpResponse } from './http.js';
+import { DEFAULT_MAX_BODY_BYTES, type HttpResponse, wasSentWhole } from './http.js';
 import type { LeafField, OutputField, OutputShape } from './outputs.js';
 import { parseRetryAfter } from './retry.js';
 import { statusInfo } from './vocabulary/status-codes.js';
@@ -121,10 +121,24 @@ export function capRaw(text: string, max: number = RAW_MAX_CHARS): string {
   return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }
 
-/** A network failure: no response arrived. */
+/**
+ * No response arrived. Before the request was sent whole (the transport's plain error): a `network`
+ * error, retried. After it (the transport's `unansweredError`: the deadline passed or the
+ * connection was lost while waiting): `unanswered`, which the service may have billed, never
+ * retried automatically.
+ */
 export function networkError(url: string, cause: unknown): Outcome {
   const host = /^https?:\/\/([^/]+)/.exec(url)?.[1] ?? url;
   const detail = cause instanceof Error ? cause.message : String(cause);
+  if (wasSentWhole(cause)) {
+    return {
+      kind: 'error',
+      error: callError(
+        'unanswered',
+        `May have been paid: the request was sent to ${host} but no answer came (${detail}). The service may have billed it, so it was not sent again.`,
+      ),
+    };
+  }
   return {
     kind: 'error',
     error: callError('network', `Could not reach the service at ${host}: ${detail}`),

@@ -1,7 +1,10 @@
 // When and how long to wait before trying a failed call again, as pure functions: no timers here,
 // so Node drives them with real sleeps and Apps Script with Utilities.sleep between fetchAll rounds.
-// Retried: 429 (allowance), 5xx and network failures. Never retried: 400, 401, 440, a redirect,
-// an unreadable 200 (the transaction was spent), invalid input, and of course 200 and 204.
+// Retried: 429 (allowance), 5xx and network failures before the request was sent whole (refused,
+// DNS, a reset while connecting). Never retried: 400, 401, 440, a redirect, an unreadable 200 (the
+// transaction was spent), a request sent whole that got no answer (`unanswered`: the deadline
+// passed or the connection was lost while waiting; the service may have billed it), invalid input,
+// and of course 200 and 204.
 import type { CallError, ErrorCode } from './errors.js';
 import { STATUS_TABLE } from './vocabulary/status-codes.js';
 
@@ -36,7 +39,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 };
 
 // The error codes of the statuses the table marks retryable (429, 5xx), and network failures,
-// which have no status.
+// which have no status. Not `unanswered`: asking again could buy the same answer twice.
 const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   ...Object.values(STATUS_TABLE).flatMap((info) => (info.retryable && info.code ? [info.code] : [])),
   'network',
