@@ -37,7 +37,11 @@ export class Config {
 
   get requestTimeoutMs(): number {
     const { minimum, maximum } = SETTINGS.requestTimeoutSeconds;
-    const seconds = Math.min(maximum, Math.max(minimum, this.read<number>('requestTimeoutSeconds')));
+    const raw = Number(this.read<number>('requestTimeoutSeconds'));
+    // Not a number (settings.json edited by hand): the default, never NaN, which core's transports
+    // refuse as a deadline (and which used to mean none at all).
+    const given = Number.isFinite(raw) ? raw : SETTINGS.requestTimeoutSeconds.default;
+    const seconds = Math.min(maximum, Math.max(minimum, given));
     return Math.round(seconds * 1000);
   }
 

@@ -9,9 +9,26 @@
 //   or passes the cap is returned with `bodyProblem` and what arrived, never thrown: once the
 //   headers are in, a 200 has been paid for, and a thrown network error would be retried.
 // - Keep-alive connections, as many as requests in flight: the concurrency is the caller's.
+// - Before the headers, a failure says whether the request had been sent whole (the request's
+//   'finish': the body was handed to the connection), as core's Transport asks:
+//   - not yet (refused, DNS, TLS, a reset or the deadline while connecting or writing): a plain
+//     error, which core retries;
+//   - sent whole, then the deadline passed: `unansweredError`: the service may be working on it and
+//     bill it, so it is not sent again (a slow service is not paid five times for one row);
+//   - sent whole, then the connection was lost before any answer: also `unansweredError`, except on
+//     a reused keep-alive connection (`reusedSocket`): there it is the race Node documents, the
+//     service closing an idle connection as the request was written, which it never read, so it
+//     stays a plain error and is retried.
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { DEFAULT_MAX_BODY_BYTES, type HttpRequest, type HttpResponse, type Transport } from '@enrich/core';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  type HttpRequest,
+  type HttpResponse,
+  type Transport,
+  timeoutProblem,
+  unansweredError,
+} from '@enrich/core';
 import { AbortSet } from './abort-set.js';
 
 export interface HttpTransportOptions {
@@ -23,7 +40,12 @@ export interface HttpTransportOptions {
   readonly maxBodyBytes?: number;
 }
 
+/** Throws a TypeError when `timeoutMs` is given but is not a usable deadline (core's timeoutProblem). */
 export function createHttpTransport(options: HttpTransportOptions = {}): Transport {
+  if (options.timeoutMs !== undefined) {
+    const problem = timeoutProblem('timeoutMs', options.timeoutMs);
+    if (problem) throw new TypeError(`createHttpTransport: ${problem}`);
+  }
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const cancel = new AbortSet(options.signal);
   // How each scheme sends, and its pool of keep-alive connections.
@@ -52,6 +74,8 @@ export function createHttpTransport(options: HttpTransportOptions = {}): Transpo
       const chunks: Buffer[] = [];
       let bytes = 0;
       let settled = false;
+      /** The body was handed to the connection whole ('finish'). */
+      let sentWhole = false;
       const settle = (problem?: 'cut' | 'too-big') => {
         if (settled) return;
         settled = true;
@@ -72,6 +96,12 @@ export function createHttpTransport(options: HttpTransportOptions = {}): Transpo
         cleanUp();
         reject(error);
       };
+      // A connection lost after the request went out whole: the service may have read and billed
+      // it (not on a reused keep-alive connection: see the top of the file).
+      const lost = (error: Error) =>
+        sentWhole && !req.reusedSocket
+          ? fail(unansweredError(`the connection was lost while waiting for the answer: ${error.message}`))
+          : fail(error);
       // Named one by one: spreading urlToHttpOptions' object (eight fields, no prototype) into
       // each request's options showed in the profile.
       const req = target.send({
@@ -83,15 +113,21 @@ export function createHttpTransport(options: HttpTransportOptions = {}): Transpo
         headers: { ...request.headers, 'content-length': String(Buffer.byteLength(body)) },
         agent: target.agent,
       });
-      req.on('error', fail);
+      req.on('error', lost);
+      req.on('finish', () => {
+        sentWhole = true;
+      });
       const stop = (error: Error) => {
         fail(error);
         req.destroy(error);
       };
       const ms = options.timeoutMs;
       const timer =
-        ms !== undefined && ms > 0
-          ? setTimeout(() => stop(new Error(`no complete answer within ${formatMs(ms)}`)), ms)
+        ms !== undefined
+          ? setTimeout(() => {
+              const text = `no complete answer within ${formatMs(ms)}`;
+              stop(sentWhole ? unansweredError(text) : new Error(text));
+            }, ms)
           : undefined;
       let forget = () => false as boolean;
       const cleanUp = () => {

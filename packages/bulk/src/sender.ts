@@ -11,6 +11,10 @@
 // Stopping on Ctrl-C: cancel() stops sending and wakes every wait at once (a Retry-After pause, a
 // retry backoff); requests already on the wire go on until abandon(), after which their rows say
 // "may have been paid": the service may have billed an answer that never arrived.
+//
+// A request sent whole that got no answer (the deadline passed, or the connection was lost while
+// waiting: core's `unanswered`) is not retried either: its row says it may have been paid and that a
+// rerun asks again, and the summary counts it (`unanswered`), as it does the abandoned ones.
 
 import { setMaxListeners } from 'node:events';
 import {
@@ -54,6 +58,15 @@ export type SendResult =
 export const MAX_RETRY_AFTER_MS = DEFAULT_MAX_RETRY_AFTER_MS;
 
 const ABANDONED = 'abandoned when the run was interrupted: the service may have been paid for it';
+
+/**
+ * What the row of a request sent whole but never answered (core's `unanswered`: the deadline
+ * passed, or the connection was lost while waiting) adds to core's "may have been paid" message:
+ * how to ask again. It is not journaled (no answer arrived), so a rerun asks again, as for a
+ * request abandoned at Ctrl-C.
+ */
+export const ASK_AGAIN_UNANSWERED =
+  'A rerun asks for it again (one more transaction if the service billed this one); a longer timeout may help if the service is slow.';
 
 export interface SenderOptions {
   readonly op: Operation;
@@ -117,6 +130,11 @@ export class Sender {
   readonly pace: Pace;
   /** Requests abandoned in flight (Ctrl-C): possibly paid, answer never received. */
   abandoned = 0;
+  /**
+   * Requests sent whole that got no answer (the deadline passed, or the connection was lost while
+   * waiting): the service may have billed them. Never retried; counted against the budget.
+   */
+  unanswered = 0;
   stopReason: StopReason | undefined;
   /** When the service said to come back, if it asked for a wait longer than the cap (epoch ms). */
   resumeAt: number | undefined;
@@ -280,8 +298,9 @@ export class Sender {
     const veto = this.options.mayNotSend?.();
     if (veto !== undefined) this.halt(veto);
     if (this.stopReason) return { sent: false, reason: this.stopMessage };
-    // The budget counts requests in flight too, so that it can never be overspent.
-    if (maxTransactions !== undefined && this.spent + this.inFlight >= maxTransactions) {
+    // The budget counts requests in flight too, so that it can never be overspent, and those that
+    // may have been paid (sent whole, never answered).
+    if (maxTransactions !== undefined && this.spent + this.unanswered + this.inFlight >= maxTransactions) {
       this.stop(
         'budget',
         `not sent: the transaction budget (--max-transactions ${maxTransactions}) is spent`,
@@ -318,7 +337,8 @@ export class Sender {
     }
     // Interrupted before it ever left: nothing was sent, nothing paid.
     if (state.wireAttempts === 0) return { sent: false, reason: this.stopMessage };
-    const { outcome } = report;
+    const outcome = withAskAgain(report.outcome);
+    if (outcome !== report.outcome) this.unanswered++;
     // Core stopped retrying because the service asked for a longer wait than the cap.
     if (report.waitTooLong) this.pauseFor(report.waitTooLong.retryAfterMs);
     const billable = isPaid(outcome);
@@ -353,6 +373,7 @@ export class Sender {
         break;
       case 'server':
       case 'network':
+      case 'unanswered':
       case 'unexpected-status': {
         this.failuresInARow++;
         const limit = this.options.failureLimit ?? 20;
@@ -475,6 +496,15 @@ function waitText(ms: number): string {
   if (s < 120) return `${s} s`;
   if (s < 7200) return `${Math.round(s / 60)} min`;
   return `${(s / 3600).toFixed(1)} h`;
+}
+
+/** An `unanswered` error with how to ask again; any other outcome as it is. */
+function withAskAgain(outcome: Outcome): Outcome {
+  if (outcome.kind !== 'error' || outcome.error.code !== 'unanswered') return outcome;
+  return {
+    kind: 'error',
+    error: { ...outcome.error, message: `${outcome.error.message} ${ASK_AGAIN_UNANSWERED}` },
+  };
 }
 
 function configError(message: string): Outcome {

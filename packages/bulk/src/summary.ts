@@ -51,6 +51,11 @@ export interface BulkSummary {
   resumeAt: string | undefined;
   /** Requests abandoned in flight when the run was interrupted: the service may have billed them. */
   abandoned: number;
+  /**
+   * Requests sent whole that got no answer (the deadline passed, or the connection was lost while
+   * waiting): the service may have billed them. Not retried; their rows are errors saying so.
+   */
+  unanswered: number;
   /** Lines of the cache file that could not be read (skipped). */
   unreadableCacheLines: number;
   /** Answers an earlier run could not journal, imported from its rescue file. */

@@ -12,6 +12,22 @@ export function parseDuration(text: string, flag: string): number {
   return Number(match[1]) * (UNIT_MS[match[2] || 's'] ?? 1000);
 }
 
+/**
+ * --timeout: seconds, whole or not ("30", "0.5"), greater than 0 and at most `maxSeconds`; in
+ * milliseconds. (A deadline of 0 or less would be none at all, and one past a timer's range,
+ * about 24.8 days, would fire at once.)
+ */
+export function parseTimeout(text: string, flag = '--timeout', maxSeconds = 3600): number {
+  const trimmed = text.trim();
+  const value = Number(trimmed);
+  if (!/^\d{1,7}(\.\d{1,3})?$/.test(trimmed) || !(value > 0) || value > maxSeconds) {
+    throw usage(
+      `${flag} takes a number of seconds greater than 0 and at most ${maxSeconds} (0.5 is half a second); got "${text}"`,
+    );
+  }
+  return Math.round(value * 1000);
+}
+
 /** "10", "10/s", "600/m": requests per second. */
 export function parseRate(text: string, flag = '--max-rate'): number {
   const match = /^(\d+(?:\.\d+)?)\s*(?:\/\s*(s|sec|second|m|min|minute))?$/.exec(text.trim().toLowerCase());

@@ -19,6 +19,8 @@ export function bulkReport(title: string, s: BulkSummary): string {
     rows.push(['not as documented', `${grouped(s.notAsDocumented)} (of the ok rows)`]);
   if (s.notSent > 0) rows.push(['not sent', grouped(s.notSent)]);
   if (s.abandoned > 0) rows.push(['abandoned in flight', `${grouped(s.abandoned)} (may have been paid)`]);
+  if (s.unanswered > 0)
+    rows.push(['may have been paid', `${grouped(s.unanswered)} (sent, no answer in time; not sent again)`]);
   if (s.pace && s.requests > 0) rows.push(['pace', paceReachedText(s.pace)]);
   if (s.attempts > s.requests) rows.push(['retries', grouped(s.attempts - s.requests)]);
   if (s.throttled > 0) rows.push(['429 answers', throttledText(s.throttled, s.attempts)]);
@@ -70,6 +72,12 @@ export function bulkNotes(s: BulkSummary, cachePath: string): string {
   if (s.abandoned > 0) {
     notes.push(
       `${grouped(s.abandoned)} request${s.abandoned === 1 ? ' was' : 's were'} still in flight when the run stopped and ${s.abandoned === 1 ? 'was' : 'were'} abandoned: the service may have been paid for ${s.abandoned === 1 ? 'it' : 'them'}, and a rerun asks again.`,
+    );
+  }
+  if (s.unanswered > 0) {
+    const one = s.unanswered === 1;
+    notes.push(
+      `${grouped(s.unanswered)} request${one ? ' was' : 's were'} sent but got no answer (--timeout passed, or the connection was lost while waiting): the service may have been paid for ${one ? 'it' : 'them'}, so ${one ? 'it was' : 'they were'} not sent again (their rows say so). A rerun asks again, at one more transaction each if the service did bill them; a longer --timeout may help.`,
     );
   }
   if (s.outputError) {

@@ -13,7 +13,7 @@ import {
   squash,
 } from '@enrich/core';
 import { type Command, Option } from 'commander';
-import { parseDuration, parseMap, parseRate, parseWhole } from '../options.js';
+import { parseDuration, parseMap, parseRate, parseTimeout, parseWhole } from '../options.js';
 import { type ChosenColumns, chosenColumns } from './columns.js';
 import { FieldOption, flagOf } from './field-option.js';
 
@@ -139,7 +139,7 @@ export function addOperationCommand(program: Command, op: Operation, action: Ope
         '--timeout <seconds>',
         'deadline of one attempt, from sending to the last byte of the answer',
       )
-        .argParser(seconds('--timeout', 1, 3600))
+        .argParser((text) => parseTimeout(text))
         .default(30_000, '30'),
     )
     .option('--dry-run', 'count rows, invalid rows and the transactions a run would spend; send nothing')
