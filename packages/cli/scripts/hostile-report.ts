@@ -29,7 +29,7 @@ for (const scenario of [...SCENARIOS, ...EDGE_SCENARIOS]) {
     String(m.counted),
     journal,
     output,
-    String(m.code),
+    Number.isNaN(m.code) ? '' : String(m.code),
     `${(m.ms / 1000).toFixed(1)} s`,
     also.join(' '),
   ]);
