@@ -2,7 +2,7 @@
 // run with progress and Cancel, open `<name>.<operation>.csv`. A run that did not complete is
 // remembered (globalState), so the next "Enrich CSV..." on the file offers to resume it with the
 // same operation and mapping; the answer journal makes resuming spend nothing twice.
-import { BulkError, type BulkSummary } from '@enrich/bulk';
+import { BulkError, type BulkSummary, OutputInTheWay } from '@enrich/bulk';
 import {
   checkApiKey,
   findOperation,
@@ -12,7 +12,7 @@ import {
   throttledText,
 } from '@enrich/core';
 import * as vscode from 'vscode';
-import { costWords, csvRun } from './csv-files';
+import { type CsvRun, costWords, csvRun } from './csv-files';
 import { reviewMapping } from './csv-mapping';
 import { enrichFile } from './csv-run';
 import type { Ctx } from './ctx';
@@ -60,7 +60,7 @@ export async function enrichCsvFlow(ctx: Ctx, arg?: vscode.Uri): Promise<BulkSum
     if (answer !== spend) return undefined;
     await remember(ctx, inPath, { operationId: run.op.id, overrides: run.overrides });
     ctx.log.info(`Enrich CSV ${inPath} with ${run.op.title}: ${plan.transactions} transactions planned`);
-    const summary = await enrichFile(ctx, run, apiKey);
+    const summary = await enrichOrReplace(ctx, run, apiKey);
     if (summary) await report(ctx, inPath, run.outPath, summary);
     return summary;
   } catch (error) {
@@ -68,6 +68,23 @@ export async function enrichCsvFlow(ctx: Ctx, arg?: vscode.Uri): Promise<BulkSum
     if (!(error instanceof BulkError)) throw error;
     void vscode.window.showErrorMessage(ctx.scrub(`Enrich CSV: ${error.message}`));
     return undefined;
+  }
+}
+
+// A file of the user's where the result would go is replaced only when they say so; nothing was
+// sent before they are asked.
+async function enrichOrReplace(ctx: Ctx, run: CsvRun, apiKey: string): Promise<BulkSummary | undefined> {
+  try {
+    return await enrichFile(ctx, run, apiKey);
+  } catch (error) {
+    if (!(error instanceof OutputInTheWay)) throw error;
+    const replace = `Replace ${shortName(run.outPath)}`;
+    const answer = await vscode.window.showWarningMessage(
+      `${shortName(run.outPath)} exists and was not written by Enrich CSV. Replace it with the result?`,
+      { modal: true, detail: 'Nothing has been sent yet. Cancel leaves the file as it is.' },
+      replace,
+    );
+    return answer === replace ? enrichFile(ctx, run, apiKey, true) : undefined;
   }
 }
 

@@ -14,7 +14,13 @@ import * as vscode from 'vscode';
 import { type CsvRun, MAX_AGE_MS } from './csv-files';
 import type { Ctx } from './ctx';
 
-export async function enrichFile(ctx: Ctx, run: CsvRun, apiKey: string): Promise<BulkSummary | undefined> {
+/** `force`: replace an output file that is not one of ours (the user said so). */
+export async function enrichFile(
+  ctx: Ctx,
+  run: CsvRun,
+  apiKey: string,
+  force = false,
+): Promise<BulkSummary | undefined> {
   const scrub = createScrubber([apiKey]);
   const name = run.inPath.split(/[\\/]/).pop() ?? run.inPath;
   return vscode.window.withProgress(
@@ -31,6 +37,7 @@ export async function enrichFile(ctx: Ctx, run: CsvRun, apiKey: string): Promise
             op: run.op,
             inPath: run.inPath,
             outPath: run.outPath,
+            force,
             cachePath: run.cachePath,
             namespace: run.namespace,
             alsoReads: run.alsoReads,

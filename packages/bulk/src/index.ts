@@ -7,7 +7,7 @@ export {
   rescuePathFor,
   type SaveReport,
 } from './answer-store.js';
-export { BulkError } from './bulk-error.js';
+export { BulkError, OutputInTheWay } from './bulk-error.js';
 export type { BulkHooks, BulkOptions } from './bulk-options.js';
 export { readCsvHeader } from './csv-rows.js';
 export { acquireLock, type FileLock, isRunning, readHolder, startTimeOf } from './file-lock.js';

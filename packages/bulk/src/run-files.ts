@@ -3,7 +3,7 @@ import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { AnswerStore } from './answer-store.js';
-import { BulkError } from './bulk-error.js';
+import { BulkError, OutputInTheWay } from './bulk-error.js';
 import type { BulkOptions } from './bulk-options.js';
 import { acquireLock, type FileLock } from './file-lock.js';
 import { readFileStart } from './file-start.js';
@@ -99,9 +99,7 @@ export function checkOutputPath(
     );
   }
   if (force || isOurOutput(outPath, ours.inputHeader, ours.statusColumn)) return;
-  throw new BulkError(
-    `${outPath} exists and is not an output of enrich (its first row is not the input's columns followed by enrich's). Nothing was sent. Add --force to replace it, or name another file with --out.`,
-  );
+  throw new OutputInTheWay(outPath);
 }
 
 function isOurOutput(path: string, inputHeader: readonly string[], statusColumn: string): boolean {

@@ -6,6 +6,7 @@ import {
   type BulkOptions,
   type BulkProgress,
   type BulkSummary,
+  OutputInTheWay,
   runBulk as runEngine,
 } from '@enrich/bulk';
 import { CommandError, EXIT } from './exit-codes.js';
@@ -36,5 +37,11 @@ export async function runBulk(options: CliBulkOptions): Promise<BulkSummary> {
 }
 
 export function usageError(error: unknown): unknown {
+  if (error instanceof OutputInTheWay) {
+    return new CommandError(
+      `${error.message} Add --force to replace it, or name another file with --out.`,
+      EXIT.usage,
+    );
+  }
   return error instanceof BulkError ? new CommandError(error.message, EXIT.usage) : error;
 }

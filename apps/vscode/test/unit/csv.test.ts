@@ -91,6 +91,30 @@ describe('Enrich CSV', () => {
     expect(harness.server.sandbox.requests()).toBe(0);
   });
 
+  it("a file of the user's where the result goes is replaced only when they say so", async () => {
+    harness = await activateWithSandbox();
+    const path = csvFile();
+    const out = join(path, '..', 'leads.phone-lookup.csv');
+    writeFileSync(out, 'quarter,revenue\nQ1,100\n');
+    // Declined: the file stays as it was, and nothing was sent.
+    reply({ pick: 'Phone Lookup' }, { pick: '$(play) Enrich: spend 4 transactions' });
+    ui.answer = (m) => (m.text.includes('spend') ? m.actions[0] : undefined);
+    expect(await enrich(path)).toBeUndefined();
+    const asked = ui.messages.find((m) => m.text.includes('was not written by Enrich CSV'));
+    expect(asked?.text).toBe(
+      'leads.phone-lookup.csv exists and was not written by Enrich CSV. Replace it with the result?',
+    );
+    expect(asked?.actions).toEqual(['Replace leads.phone-lookup.csv']);
+    expect(readFileSync(out, 'utf8')).toBe('quarter,revenue\nQ1,100\n');
+    expect(harness.server.sandbox.requests()).toBe(0);
+    // Replace: the run goes on and writes the result there.
+    reply({ pick: 'Phone Lookup' }, { pick: '$(play) Enrich: spend 4 transactions' });
+    confirmModal();
+    const summary = await enrich(path);
+    expect(summary).toMatchObject({ completed: true, transactions: 4 });
+    expect(readFileSync(out, 'utf8')).toMatch(/^Name,Phone Number,Mobile,/);
+  });
+
   it('lets the user map a field to another column before anything is sent', async () => {
     harness = await activateWithSandbox();
     const path = csvFile();
