@@ -231,8 +231,13 @@ export class Pace {
       this.round.latencies.push(now - sentAt);
       this.growRate(now);
       // Slow start: one more in flight per answer, so the limit doubles over a round trip while the
-      // extra requests go out one answer at a time, not all at once when a round ends.
-      if (this.state.slowStart && this.round.saturated) this.grow(this.state.limit + 1, now);
+      // extra requests go out one answer at a time, not all at once when a round ends. Only while
+      // half the limit is in flight now (RFC 7661's validation, per answer): a client too busy to
+      // send what it may (reading its file as it starts, on a loaded machine) would otherwise let
+      // the limit run far ahead of what it has tried, then send all of it at once.
+      if (this.state.slowStart && this.inFlight + 1 >= this.concurrency / 2) {
+        this.grow(this.state.limit + 1, now);
+      }
     } else this.round.failed++;
     this.round.answers++;
     const enough = Math.max(MIN_ROUND_ANSWERS, Math.min(ROUND_ANSWERS, this.concurrency));
