@@ -107,6 +107,8 @@ interface Round {
   answers: number;
   /** Whether the limit was reached while the round was open: growing is pointless otherwise. */
   saturated: boolean;
+  /** The most in flight while the round was open. */
+  peakInFlight: number;
 }
 
 const newRound = (at: number): Round => ({
@@ -115,6 +117,7 @@ const newRound = (at: number): Round => ({
   failed: 0,
   answers: 0,
   saturated: false,
+  peakInFlight: 0,
 });
 
 export class Pace {
@@ -210,6 +213,7 @@ export class Pace {
       this.measureFrom = Math.max(this.measureFrom, now);
     }
     this.sends.add(now, count);
+    this.round.peakInFlight = Math.max(this.round.peakInFlight, this.inFlight);
     // The limit is in use: all of it, or (while doubling, when sends are spaced over the round trip)
     // half of it, as RFC 7661 validates TCP's window.
     const used = this.state.slowStart ? this.concurrency / 2 : this.concurrency;
@@ -232,10 +236,10 @@ export class Pace {
       this.growRate(now);
       // Slow start: one more in flight per answer, so the limit doubles over a round trip while the
       // extra requests go out one answer at a time, not all at once when a round ends. Only while
-      // half the limit is in flight now (RFC 7661's validation, per answer): a client too busy to
-      // send what it may (reading its file as it starts, on a loaded machine) would otherwise let
-      // the limit run far ahead of what it has tried, then send all of it at once.
-      if (this.state.slowStart && this.inFlight + 1 >= this.concurrency / 2) {
+      // the round has had half of the limit as it now stands in flight (RFC 7661's validation): a
+      // client too busy to send what it may (reading its file as it starts, on a loaded machine)
+      // would otherwise let the limit run far ahead of what it has tried, then send all of it.
+      if (this.state.slowStart && this.round.peakInFlight >= this.concurrency / 2) {
         this.grow(this.state.limit + 1, now);
       }
     } else this.round.failed++;
