@@ -18,3 +18,24 @@ export function csvFields(fields: readonly string[]): string {
   }
   return line;
 }
+
+/** What makes a field need quotes with the other separators. */
+const NEEDS_QUOTES_WITH: Readonly<Record<string, RegExp>> = {
+  ';': /[";\n\r]/,
+  '\t': /["\t\n\r]/,
+  '|': /["|\n\r]/,
+};
+
+/**
+ * The same for another separator (`;`, tab, `|`: the input's own), quoting a field that holds it.
+ * The comma's is the functions above, unchanged.
+ */
+export function csvLineFor(delimiter: string): {
+  field: (value: string) => string;
+  fields: (values: readonly string[]) => string;
+} {
+  const needsQuotes = NEEDS_QUOTES_WITH[delimiter];
+  if (needsQuotes === undefined) return { field: csvField, fields: csvFields };
+  const field = (value: string) => (needsQuotes.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
+  return { field, fields: (values) => values.map(field).join(delimiter) };
+}

@@ -1,7 +1,7 @@
 // Reading a CSV as a stream of rows, and planning each row against the operation: which column
 // feeds which field, and whether the row is blank, invalid (and why), or a request (and which).
 import { createReadStream, statSync } from 'node:fs';
-import type { Readable } from 'node:stream';
+import { type Readable, Transform } from 'node:stream';
 import {
   type CleanInput,
   type ColumnMapping,
@@ -13,7 +13,7 @@ import {
 } from '@enrich/core';
 import { parse } from 'csv-parse';
 import { BulkError } from './bulk-error.js';
-import { readFileStart } from './file-start.js';
+import { type CsvLayout, decodeWindows1252, type LayoutChoice, layoutOf } from './csv-layout.js';
 
 /** Rows read together: as many as the parser had ready (no promise per row). */
 export interface CsvBatch {
@@ -22,14 +22,6 @@ export interface CsvBatch {
   readonly firstRow: number;
   /** Bytes of the file read so far (a little ahead of these rows), for progress. */
   readonly bytes: number;
-}
-
-/** How the input writes its lines, which the output keeps: Excel reads its accents by the BOM. */
-export interface CsvLayout {
-  /** The file starts with a byte order mark (UTF-8 or UTF-16). */
-  readonly bom: boolean;
-  /** The header row's line end. */
-  readonly eol: '\n' | '\r\n';
 }
 
 export interface OpenedCsv {
@@ -47,6 +39,7 @@ export async function openCsv(
   op: Operation,
   path: string,
   overrides: Readonly<Record<string, string>>,
+  choice: LayoutChoice = {},
 ): Promise<OpenedCsv> {
   let sizeBytes: number;
   try {
@@ -54,12 +47,12 @@ export async function openCsv(
   } catch (error) {
     throw new BulkError(`Cannot read ${path}: ${(error as Error).message}`);
   }
-  const layout = layoutOf(path);
+  const layout = layoutOf(path, choice);
   const file = createReadStream(path);
-  const parser = file.pipe(
+  const parser = textOf(file, layout).pipe(
     // Blank lines are kept as blank rows: in a one-column file they are the empty cells, and every
     // line in gets its line out. (No `info` option: it costs more than the parsing itself.)
-    parse({ bom: true, relax_column_count: true, skip_empty_lines: false }),
+    parse({ bom: true, delimiter: layout.delimiter, relax_column_count: true, skip_empty_lines: false }),
   );
   const source = batches(parser, () => file.bytesRead);
   let first: CsvBatch | undefined;
@@ -100,22 +93,6 @@ export async function openCsv(
     },
     close: () => parser.destroy(),
   };
-}
-
-/** The BOM and the line end of the file's first line (LF when it has only one line). */
-function layoutOf(path: string): CsvLayout {
-  let bytes: Buffer = Buffer.alloc(0);
-  try {
-    bytes = readFileStart(path);
-  } catch {
-    // Unreadable: the stream that follows says why.
-  }
-  const utf16 = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
-  const bom = utf16 || (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf);
-  // In UTF-16, "\r\n" is 0d 00 0a 00 (LE) or 00 0d 00 0a (BE): the CR is two bytes before the LF.
-  const lf = bytes.indexOf(0x0a);
-  const cr = lf - (utf16 ? 2 : 1);
-  return { bom, eol: lf > 0 && cr >= 0 && bytes[cr] === 0x0d ? '\r\n' : '\n' };
 }
 
 // Small enough that a batch's work (about a millisecond) does not keep answers waiting long: the
@@ -207,9 +184,33 @@ export function rowPlanner(op: Operation, header: readonly string[], mapping: Co
   };
 }
 
+/**
+ * The file as the parser reads it: UTF-8 bytes as they are (the parser drops a BOM), any other
+ * encoding decoded to text first, so that every character reaches the output as it was.
+ */
+function textOf(file: Readable, layout: CsvLayout): Readable {
+  if (layout.encoding === 'utf-8') return file;
+  const decoder = layout.encoding === 'windows-1252' ? undefined : new TextDecoder(layout.encoding);
+  return file.pipe(
+    new Transform({
+      readableObjectMode: false,
+      decodeStrings: true,
+      transform(chunk: Buffer, _encoding, done) {
+        done(null, decoder ? decoder.decode(chunk, { stream: true }) : decodeWindows1252(chunk));
+      },
+      flush(done) {
+        done(null, decoder ? decoder.decode() : '');
+      },
+    }),
+  );
+}
+
 /** The header row of a CSV file (for a client that lets the user edit the column mapping first). */
-export async function readCsvHeader(path: string): Promise<string[]> {
-  const parser = createReadStream(path).pipe(parse({ bom: true, relax_column_count: true, to_line: 1 }));
+export async function readCsvHeader(path: string, choice: LayoutChoice = {}): Promise<string[]> {
+  const layout = layoutOf(path, choice);
+  const parser = textOf(createReadStream(path), layout).pipe(
+    parse({ bom: true, delimiter: layout.delimiter, relax_column_count: true, to_line: 1 }),
+  );
   try {
     for await (const record of parser as AsyncIterable<string[]>) return record;
   } catch (error) {

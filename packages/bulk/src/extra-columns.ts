@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 import { finished } from 'node:stream/promises';
 import { parse } from 'csv-parse';
 import { stringify } from 'csv-stringify';
-import type { CsvLayout } from './csv-rows.js';
+import { type CsvLayout, outputHasBom } from './csv-layout.js';
 
 export class ExtraColumns {
   /** Every extra field name seen, in the order first seen. */
@@ -54,14 +54,18 @@ export class ExtraColumns {
   ): Promise<void> {
     const names = [...this.names];
     const rows = createReadStream(source).pipe(
-      parse({ bom: true, relax_column_count: true, skip_empty_lines: false }),
+      parse({ bom: true, delimiter: layout.delimiter, relax_column_count: true, skip_empty_lines: false }),
     );
     const lines = createInterface({
       input: createReadStream(this.sidePath),
       crlfDelay: Number.POSITIVE_INFINITY,
     });
     const lineIterator = lines[Symbol.asyncIterator]();
-    const out = stringify({ bom: layout.bom, record_delimiter: layout.eol });
+    const out = stringify({
+      bom: outputHasBom(layout),
+      delimiter: layout.delimiter,
+      record_delimiter: layout.eol,
+    });
     const file = createWriteStream(target);
     out.pipe(file);
     let header = true;

@@ -9,6 +9,16 @@ export {
 } from './answer-store.js';
 export { BulkError, OutputInTheWay } from './bulk-error.js';
 export type { BulkHooks, BulkOptions } from './bulk-options.js';
+export {
+  type CsvDelimiter,
+  type CsvEncoding,
+  type CsvLayout,
+  DELIMITERS,
+  ENCODINGS,
+  type LayoutChoice,
+  layoutText,
+  outputHasBom,
+} from './csv-layout.js';
 export { readCsvHeader } from './csv-rows.js';
 export { acquireLock, type FileLock, isRunning, readHolder, startTimeOf } from './file-lock.js';
 export {

@@ -17,8 +17,8 @@ import {
   type WriteStream,
 } from 'node:fs';
 import { finished } from 'node:stream/promises';
-import { csvField, csvFields } from './csv-line.js';
-import type { CsvLayout } from './csv-rows.js';
+import { type CsvLayout, outputHasBom, UTF8_LAYOUT } from './csv-layout.js';
+import { csvLineFor } from './csv-line.js';
 import { ExtraColumns } from './extra-columns.js';
 import type { RowResult } from './row-result.js';
 
@@ -39,8 +39,9 @@ export class OutputFile {
   private pieces: Buffer[] = [];
   private piecesLength = 0;
   private syncing: Promise<void> | undefined;
-  /** The input's BOM and line end, kept in the output. */
+  /** The input's BOM, line end and separator, kept in the output (which is UTF-8 always). */
   private readonly layout: CsvLayout;
+  private readonly line: ReturnType<typeof csvLineFor>;
 
   constructor(
     private readonly outPath: string,
@@ -48,7 +49,8 @@ export class OutputFile {
     private readonly scrub: (text: string) => string,
     options: { allExtras: boolean; layout?: CsvLayout; onError: (error: Error) => void },
   ) {
-    this.layout = options.layout ?? { bom: false, eol: '\n' };
+    this.layout = options.layout ?? UTF8_LAYOUT;
+    this.line = csvLineFor(this.layout.delimiter);
     this.tempPath = `${outPath}.partial`;
     // A buffer of 256 KB, not Node's 16 KB: a run writes its output in 64 KB batches, and waiting
     // for the disk after each one (thousands of round trips through the thread pool at the end of a
@@ -66,8 +68,8 @@ export class OutputFile {
   }
 
   writeHeader(header: readonly string[]): void {
-    const bom = this.layout.bom ? '\uFEFF' : '';
-    this.batch += `${bom}${this.scrub(csvFields(header))}${this.layout.eol}`;
+    const bom = outputHasBom(this.layout) ? '\uFEFF' : '';
+    this.batch += `${bom}${this.scrub(this.line.fields(header))}${this.layout.eol}`;
   }
 
   /** One whole line as UTF-8 bytes, rendered (and scrubbed) earlier: a row from the spill. */
@@ -119,12 +121,12 @@ export class OutputFile {
   /** A row's input fields as CSV, fitted to the header's width, scrubbed. */
   renderFields(fields: readonly string[]): string {
     const { width } = this;
-    if (fields.length === width) return this.scrub(csvFields(fields));
+    if (fields.length === width) return this.scrub(this.line.fields(fields));
     // Short rows are padded with empty fields; longer ones lose the extra fields (they are invalid).
     let text = '';
     for (let i = 0; i < width; i++) {
-      if (i > 0) text += ',';
-      text += csvField(fields[i] ?? '');
+      if (i > 0) text += this.layout.delimiter;
+      text += this.line.field(fields[i] ?? '');
     }
     return this.scrub(text);
   }
@@ -134,8 +136,9 @@ export class OutputFile {
     let tail = this.rendered.get(result);
     if (tail === undefined) {
       tail = '';
-      for (const cell of result.cells) tail += `,${csvField(cell)}`;
-      tail = this.scrub(`${tail},${csvField(result.status)}${this.layout.eol}`);
+      const { delimiter } = this.layout;
+      for (const cell of result.cells) tail += `${delimiter}${this.line.field(cell)}`;
+      tail = this.scrub(`${tail}${delimiter}${this.line.field(result.status)}${this.layout.eol}`);
       this.rendered.set(result, tail);
     }
     return tail;

@@ -3,6 +3,7 @@
 // the answer cache alone. Sends nothing, needs no key, and changes no file.
 import type { Operation } from '@enrich/core';
 import { AnswerStore } from './answer-store.js';
+import type { CsvLayout, LayoutChoice } from './csv-layout.js';
 import { openCsv, rowPlanner } from './csv-rows.js';
 import { isUnreadable } from './row-result.js';
 import { INVALID_EXAMPLES, type InvalidExample } from './summary.js';
@@ -16,6 +17,8 @@ export interface PlanOptions {
   readonly maxAgeMs: number;
   readonly overrides: Readonly<Record<string, string>>;
   readonly maxTransactions?: number | undefined;
+  /** The input's encoding and separator where the user forced them. */
+  readonly layout?: LayoutChoice;
   /** --retry-unreadable: paid-unreadable cached answers are asked (and paid for) again. */
   readonly retryUnreadable?: boolean;
   readonly now?: () => number;
@@ -39,11 +42,13 @@ export interface BulkPlan {
   unreadable: number;
   /** Transactions the run would spend: distinct requests not cached, capped by the budget. */
   transactions: number;
+  /** How the input is written (encoding, separator): the output keeps it, in UTF-8. */
+  readonly layout: CsvLayout;
 }
 
 export async function planBulk(options: PlanOptions): Promise<BulkPlan> {
   const { op } = options;
-  const csv = await openCsv(op, options.inPath, options.overrides);
+  const csv = await openCsv(op, options.inPath, options.overrides, options.layout);
   const store = AnswerStore.open({
     path: options.cachePath,
     namespace: options.namespace,
@@ -60,6 +65,7 @@ export async function planBulk(options: PlanOptions): Promise<BulkPlan> {
     input: (options.display ?? String)(options.inPath),
     cache: (options.display ?? String)(options.cachePath),
     mapping,
+    layout: csv.layout,
     rows: 0,
     blank: 0,
     invalid: 0,

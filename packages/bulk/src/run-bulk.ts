@@ -76,10 +76,14 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
   const { signal } = hooks;
   const now = options.sender.now;
   const startedAt = now();
-  const csv = await openCsv(op, options.inPath, options.overrides);
+  const csv = await openCsv(op, options.inPath, options.overrides, options.layout);
   const plan = rowPlanner(op, csv.header, csv.mapping);
   const header = outputHeader(op, csv.header, columns);
-  const ours = { inputHeader: csv.header, statusColumn: header.at(-1) ?? 'status' };
+  const ours = {
+    inputHeader: csv.header,
+    statusColumn: header.at(-1) ?? 'status',
+    delimiter: csv.layout.delimiter,
+  };
   const { store, outputLock } = openFiles(options, ours, () => csv.close());
   const abandon = options.abandon ?? new AbortController();
   // Each request in flight listens for it (as many as the concurrency): not a leak.
@@ -98,6 +102,7 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
     output: display(options.outPath),
     cache: display(options.cachePath),
   });
+  summary.layout = csv.layout;
   summary.unreadableCacheLines = store.unreadableLines;
   summary.rescuedImported = store.imported;
 

@@ -19,7 +19,7 @@ const JOURNAL_SYNC_INTERVAL_MS = 50;
 // `ours` says what an output of ours looks like: an existing --out that does not is refused.
 export function openFiles(
   options: BulkOptions,
-  ours: Parameters<typeof checkOutputPath>[1],
+  ours: OurOutput,
   closeInput: () => void,
 ): { store: AnswerStore; outputLock: FileLock } {
   try {
@@ -79,11 +79,14 @@ export function describeError(error: Error | undefined): string {
  * other --fields still replaces it); anything else (another program's document, a report, a
  * journal) is the user's.
  */
-export function checkOutputPath(
-  outPath: string,
-  ours: { readonly inputHeader: readonly string[]; readonly statusColumn: string },
-  force: boolean,
-): void {
+/** What an output of ours starts with: the input's columns, then ours up to `status`, so separated. */
+export interface OurOutput {
+  readonly inputHeader: readonly string[];
+  readonly statusColumn: string;
+  readonly delimiter: string;
+}
+
+export function checkOutputPath(outPath: string, ours: OurOutput, force: boolean): void {
   let stat: ReturnType<typeof statSync>;
   try {
     stat = statSync(outPath);
@@ -98,14 +101,20 @@ export function checkOutputPath(
       `${outPath} is read-only. Nothing was sent. Make it writable if it may be replaced, or name another file with --out.`,
     );
   }
-  if (force || isOurOutput(outPath, ours.inputHeader, ours.statusColumn)) return;
+  if (force || isOurOutput(outPath, ours)) return;
   throw new OutputInTheWay(outPath);
 }
 
-function isOurOutput(path: string, inputHeader: readonly string[], statusColumn: string): boolean {
+function isOurOutput(path: string, ours: OurOutput): boolean {
+  const { inputHeader, statusColumn } = ours;
   try {
     // The first record only (a header cell may hold a line break); a cut at 64 KB is not ours.
-    const [found] = parse(readFileStart(path), { bom: true, relax_column_count: true, to: 1 }) as string[][];
+    const [found] = parse(readFileStart(path), {
+      bom: true,
+      delimiter: ours.delimiter,
+      relax_column_count: true,
+      to: 1,
+    }) as string[][];
     if (!found?.slice(inputHeader.length).includes(statusColumn)) return false;
     return inputHeader.every((column, i) => found[i] === column);
   } catch {

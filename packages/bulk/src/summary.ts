@@ -1,5 +1,6 @@
 // What a bulk run did, counted as it goes: the summary every client prints or shows.
 import type { SaveReport } from './answer-store.js';
+import type { CsvLayout } from './csv-layout.js';
 import type { ResultKind, RowResult } from './row-result.js';
 import type { PaceSummary, StopReason } from './sender.js';
 
@@ -64,6 +65,8 @@ export interface BulkSummary {
   unsaved: SaveReport | undefined;
   /** Why the output file could not be written, if it could not. */
   outputError: string | undefined;
+  /** How the input is written (encoding, separator, BOM, line end): the output keeps it, in UTF-8. */
+  layout: CsvLayout | undefined;
   /** Why the input could not be read to its end (a broken quote mid-file, say), if it could not. */
   inputError: string | undefined;
   /** False when interrupted or stopped by a file problem: the output was not written. */
@@ -108,6 +111,7 @@ export function emptySummary(names: {
     rescuedImported: 0,
     unsaved: undefined,
     outputError: undefined,
+    layout: undefined,
     inputError: undefined,
     completed: false,
     elapsedMs: 0,

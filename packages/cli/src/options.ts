@@ -1,4 +1,6 @@
-// Parsers for the flag values that are more than a word: durations, rates, --map pairs.
+// Parsers for the flag values that are more than a word: durations, rates, --map pairs, a file's
+// encoding and separator.
+import { type CsvDelimiter, type CsvEncoding, ENCODINGS } from '@enrich/bulk';
 import { CommandError, EXIT } from './exit-codes.js';
 
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -67,4 +69,37 @@ export function parseMap(pairs: readonly string[]): Record<string, string> {
 
 function usage(message: string): CommandError {
   return new CommandError(message, EXIT.usage);
+}
+
+const DELIMITER_NAMES: Readonly<Record<string, CsvDelimiter>> = {
+  ',': ',',
+  comma: ',',
+  ';': ';',
+  semicolon: ';',
+  tab: '\t',
+  '\\t': '\t',
+  '\t': '\t',
+  '|': '|',
+  pipe: '|',
+};
+
+/** --delimiter: `,` `;` `tab` `|` (or their names); found in the file when not given. */
+export function parseDelimiter(text: string): CsvDelimiter {
+  const delimiter = DELIMITER_NAMES[text.trim().toLowerCase()] ?? DELIMITER_NAMES[text];
+  if (delimiter === undefined) {
+    throw usage(`--delimiter takes one of , ; tab | (or comma, semicolon, pipe); got "${text}"`);
+  }
+  return delimiter;
+}
+
+/** --encoding: utf-8, utf-16le, utf-16be or windows-1252 (cp1252); found in the file when not given. */
+export function parseEncoding(text: string): CsvEncoding {
+  const name = text
+    .trim()
+    .toLowerCase()
+    .replace(/^utf8$/, 'utf-8')
+    .replace(/^(cp1252|win1252)$/, 'windows-1252');
+  const encoding = ENCODINGS.find((e) => e === name);
+  if (encoding === undefined) throw usage(`--encoding takes one of ${ENCODINGS.join(', ')}; got "${text}"`);
+  return encoding;
 }

@@ -51,6 +51,7 @@ export async function bulkAction(
     ...cacheNamespaces(op, connection, io.env),
     maxAgeMs: flags.maxAge,
     overrides: flags.map,
+    layout: { encoding: flags.encoding, delimiter: flags.delimiter },
     retryUnreadable: flags.retryUnreadable === true,
     display: (path: string) => {
       const near = relative(io.cwd, path);

@@ -2,7 +2,7 @@
 // call, `enrich phone-lookup --in leads.csv` for a bulk run. Every option's value is parsed (and
 // refused with the flag's name) by its own parser, so the actions receive numbers and maps.
 
-import { CACHE_FILE } from '@enrich/bulk';
+import { CACHE_FILE, type CsvDelimiter, type CsvEncoding } from '@enrich/bulk';
 import {
   DEFAULT_MAX_CONCURRENCY,
   DEFAULT_MAX_RETRY_AFTER_MS,
@@ -13,7 +13,15 @@ import {
   squash,
 } from '@enrich/core';
 import { type Command, Option } from 'commander';
-import { parseDuration, parseMap, parseRate, parseTimeout, parseWhole } from '../options.js';
+import {
+  parseDelimiter,
+  parseDuration,
+  parseEncoding,
+  parseMap,
+  parseRate,
+  parseTimeout,
+  parseWhole,
+} from '../options.js';
 import { type ChosenColumns, chosenColumns } from './columns.js';
 import { FieldOption, flagOf } from './field-option.js';
 
@@ -28,6 +36,8 @@ export interface OperationFlags {
   readonly map: Readonly<Record<string, string>>;
   readonly fields?: ChosenColumns;
   readonly cache?: string;
+  readonly encoding?: CsvEncoding;
+  readonly delimiter?: CsvDelimiter;
   readonly maxAge: number;
   /** A number fixed by the user, or 'auto': the pace the service allows (core's Pace). */
   readonly concurrency: number | 'auto';
@@ -89,6 +99,18 @@ export function addOperationCommand(program: Command, op: Operation, action: Ope
       new Option('--fields <list>', 'output columns, comma separated, or "default" (default: all)').argParser(
         (list) => chosenColumns(op, list),
       ),
+    )
+    .addOption(
+      new Option(
+        '--encoding <name>',
+        "the input's encoding: utf-8, utf-16le, utf-16be, windows-1252 (default: found)",
+      ).argParser(parseEncoding),
+    )
+    .addOption(
+      new Option(
+        '--delimiter <char>',
+        "the input's separator: , ; tab | (default: found; .tsv: tab)",
+      ).argParser(parseDelimiter),
     )
     .option('--cache <file>', `answer cache (default: ${CACHE_FILE} beside the output)`)
     .addOption(

@@ -1,0 +1,79 @@
+// How a file is written, found before it is read: encodings (a BOM, valid UTF-8, else
+// Windows-1252), separators (from the header and the first rows), line ends; binary files refused.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { decodeWindows1252, delimiterOf, layoutOf, layoutText } from '../src/csv-layout.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'csv-layout-'));
+const file = (name: string, bytes: Buffer | string) => {
+  const path = join(dir, name);
+  writeFileSync(path, bytes);
+  return path;
+};
+
+describe('the separator', () => {
+  it.each([
+    ['name,phone\nA,1\n', ','],
+    ['name;phone;city\nA;1;Paris\nB;2;"Lyon; Rhône"\n', ';'],
+    ['name\tphone\nA\t1\n', '\t'],
+    ['name|phone\nA|1\n', '|'],
+    // A comma inside the values of a semicolon file does not win: the counts must agree per row.
+    ['name;amount\nA;1,50\nB;2,75\n', ';'],
+    // One column: nothing to agree on.
+    ['phone\n5550102030\n', ','],
+    ['phone', ','],
+  ])('%j is %j-separated', (text, expected) => {
+    expect(delimiterOf(text)).toBe(expected);
+  });
+
+  it('.tsv means tab, and --delimiter wins over what is found', () => {
+    expect(layoutOf(file('a.tsv', 'name,phone\nA,1\n')).delimiter).toBe('\t');
+    expect(layoutOf(file('b.csv', 'name;phone\nA;1\n'), { delimiter: '|' }).delimiter).toBe('|');
+  });
+});
+
+describe('the encoding', () => {
+  it('UTF-8 without a BOM when every byte is valid UTF-8, even past the first 64 KB', () => {
+    const path = file('utf8.csv', `name\n${'a\n'.repeat(40_000)}José\n`);
+    expect(layoutOf(path)).toMatchObject({ encoding: 'utf-8', bom: false });
+  });
+
+  it('Windows-1252 when a byte is not UTF-8, even one far into the file', () => {
+    const latin = Buffer.concat([Buffer.from(`name\n${'a\n'.repeat(40_000)}Jos`), Buffer.from([0xe9, 0x0a])]);
+    const layout = layoutOf(file('cp1252.csv', latin));
+    expect(layout).toMatchObject({ encoding: 'windows-1252', bom: false, detected: { encoding: true } });
+    expect(layoutText(layout)).toBe('Windows-1252 (detected), comma-separated (detected)');
+  });
+
+  it('a BOM says UTF-8 or UTF-16 (LE, BE); CRLF is seen in each', () => {
+    expect(layoutOf(file('bom8.csv', '\uFEFFa,b\r\n1,2\r\n'))).toMatchObject({
+      encoding: 'utf-8',
+      bom: true,
+      eol: '\r\n',
+    });
+    const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a;b\r\n1;2\r\n', 'utf16le')]);
+    expect(layoutOf(file('le.csv', le))).toMatchObject({ encoding: 'utf-16le', eol: '\r\n', delimiter: ';' });
+    const be = Buffer.from('a\tb\r\n', 'utf16le').swap16();
+    expect(layoutOf(file('be.csv', Buffer.concat([Buffer.from([0xfe, 0xff]), be])))).toMatchObject({
+      encoding: 'utf-16be',
+      eol: '\r\n',
+      delimiter: '\t',
+    });
+  });
+
+  it('Windows-1252 decodes 0x80-0x9F as Windows does (€, curly quotes, dashes), not as Latin-1 controls', () => {
+    expect(decodeWindows1252(Buffer.from([0x80, 0x93, 0x94, 0x96, 0x97, 0x99, 0xe9, 0xd1, 0xfc]))).toBe(
+      '€“”–—™éÑü',
+    );
+  });
+
+  it('an .xlsx (a zip) or a file with NUL bytes is refused, naming what it is', () => {
+    const zip = file('leads.csv', Buffer.from('PK\u0003\u0004\u0014\u0000\u0006\u0000'));
+    expect(() => layoutOf(zip)).toThrow(
+      /is a zip file \(an Excel workbook, \.xlsx, is one\), not a CSV\. Nothing was sent/,
+    );
+    expect(() => layoutOf(file('nul.csv', Buffer.from('a\u0000b\n')))).toThrow(/holds NUL bytes/);
+  });
+});
