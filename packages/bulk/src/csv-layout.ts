@@ -2,6 +2,7 @@
 // columns comes out as it went in: its encoding (a BOM says it; else UTF-8 when every byte of the
 // file is valid UTF-8, else Windows-1252, which is what Excel on Windows saves as "CSV"), its
 // separator (`,` `;` tab `|`: from the header and the first rows), and its line end.
+import { isUtf8 } from 'node:buffer';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { extname } from 'node:path';
 import { BulkError } from './bulk-error.js';
@@ -110,24 +111,39 @@ function refuseBinary(path: string, start: Buffer): void {
   }
 }
 
-/** Whether every byte of the file is valid UTF-8: read once, in chunks, before anything is sent. */
+/**
+ * Whether every byte of the file is valid UTF-8: read once, in chunks, before anything is sent. A
+ * character cut by a chunk's end is carried to the next chunk. (isUtf8 decodes nothing: a decoder
+ * would make a string of each megabyte, and a big file's check would raise the run's peak memory.)
+ */
 function isUtf8File(path: string): boolean {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
   const chunk = Buffer.alloc(1024 * 1024);
   const fd = openSync(path, 'r');
   try {
+    let carried = 0;
     for (;;) {
-      const read = readSync(fd, chunk, 0, chunk.length, null);
-      if (read === 0) break;
-      decoder.decode(chunk.subarray(0, read), { stream: true });
+      const read = readSync(fd, chunk, carried, chunk.length - carried, null);
+      const total = carried + read;
+      if (read === 0) return isUtf8(chunk.subarray(0, total));
+      const end = total - cutCharacter(chunk, total);
+      if (!isUtf8(chunk.subarray(0, end))) return false;
+      chunk.copy(chunk, 0, end, total);
+      carried = total - end;
     }
-    decoder.decode();
-    return true;
-  } catch {
-    return false;
   } finally {
     closeSync(fd);
   }
+}
+
+/** How many bytes at the end of bytes[0, total) start a character that continues past it. */
+function cutCharacter(bytes: Buffer, total: number): number {
+  for (let back = 1; back <= 3 && back <= total; back++) {
+    const byte = bytes[total - back] as number;
+    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: look further back
+    const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return length > back ? back : 0;
+  }
+  return 0;
 }
 
 // Windows-1252 is Latin-1 but for 0x80-0x9F, where it has letters and signs (€ ‚ ƒ „ … † ‡ ˆ ‰ Š

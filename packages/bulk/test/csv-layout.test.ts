@@ -40,6 +40,13 @@ describe('the encoding', () => {
     expect(layoutOf(path)).toMatchObject({ encoding: 'utf-8', bom: false });
   });
 
+  it("a character cut by the check's 1 MB chunks is still UTF-8 (é, €, 𝄞 across the boundary)", () => {
+    for (const [i, character] of ['é', '€', '𝄞'].entries()) {
+      const path = file(`cut-${i}.csv`, `name\n${'a'.repeat(1024 * 1024 - 6)}${character}\n`);
+      expect(layoutOf(path).encoding).toBe('utf-8');
+    }
+  });
+
   it('Windows-1252 when a byte is not UTF-8, even one far into the file', () => {
     const latin = Buffer.concat([Buffer.from(`name\n${'a\n'.repeat(40_000)}Jos`), Buffer.from([0xe9, 0x0a])]);
     const layout = layoutOf(file('cp1252.csv', latin));
