@@ -24,12 +24,12 @@ export function writeCsv(path: string, rows: readonly (readonly string[])[]): st
 }
 
 export function readCsv(path: string): string[][] {
-  return parse(readFileSync(path), { relax_column_count: true }) as string[][];
+  return parse(readFileSync(path), { bom: true, relax_column_count: true }) as string[][];
 }
 
 /** Rows as objects by header, for readable assertions. */
 export function readRecords(path: string): Record<string, string>[] {
-  return parse(readFileSync(path), { columns: true }) as Record<string, string>[];
+  return parse(readFileSync(path), { bom: true, columns: true }) as Record<string, string>[];
 }
 
 export function sandboxEnv(server: SandboxServer, key = DEMO_KEY): Record<string, string> {

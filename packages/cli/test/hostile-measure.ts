@@ -12,6 +12,7 @@ import { CACHE_FILE } from '../src/main.js';
 import {
   phone,
   type Ran,
+  readCsv,
   readRecords,
   runCli,
   sandboxEnv,
@@ -93,8 +94,9 @@ function outputOf(
   }
   const header = Object.keys(rows[0] ?? {});
   const op = getOperation(opId as Parameters<typeof getOperation>[0]);
+  const input = existsSync(join(dir, 'in.csv')) ? (readCsv(join(dir, 'in.csv'))[0] ?? []) : [];
   const extraColumns = header.filter(
-    (h) => !['phone', 'Email', 'status'].includes(h) && !h.endsWith(` (${opId})`) && !isDocumented(op, h),
+    (h) => ![...input, 'status'].includes(h) && !h.endsWith(` (${opId})`) && !isDocumented(op, h),
   );
   return { statuses, header, rows, extraColumns };
 }
