@@ -1,5 +1,6 @@
-// Issue 23, items 1 and 2, over real HTTP: the files Excel writes on Windows (Windows-1252,
-// semicolons in most European locales, CRLF), tab and pipe files, and a workbook renamed .csv. Every
+// Issue 23, items 1, 2 and 5, over real HTTP: the files Excel writes on Windows (Windows-1252,
+// semicolons in most European locales, CRLF), tab and pipe files, a workbook renamed .csv, and a
+// pipeline (--in - --out -). Every
 // character of the user's own columns comes out as it went in; what cannot be read is refused
 // before anything is spent.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -91,5 +92,38 @@ describe('a workbook renamed .csv', () => {
       /leads\.csv is a zip file \(an Excel workbook, \.xlsx, is one\), not a CSV\. Nothing was sent/,
     );
     expect(ran.stderr).not.toContain('Content_Types');
+  });
+});
+
+describe('a pipeline', () => {
+  it('--in - --out -: the rows come out on standard output, the summary on standard error', async () => {
+    const server = await startServer();
+    close = () => server.close();
+    const dir = tempDir();
+    const input = `name;phone\r\nZoë;${phone(7)}\r\nAl;${phone(8)}\r\nZoë;${phone(7)}\r\n`;
+    const ran = await runCli(['phone-lookup', '--in', '-', '--out', '-', '--quiet'], {
+      env: sandboxEnv(server),
+      cwd: dir,
+      stdin: input,
+    });
+    expect(ran.code).toBe(0);
+    const lines = ran.stdout.split('\r\n');
+    expect(lines[0]).toMatch(/^name;phone;.*;status$/);
+    expect(lines.slice(1, 4).map((l) => l.split(';').slice(0, 2).join(';'))).toEqual([
+      `Zoë;${phone(7)}`,
+      `Al;${phone(8)}`,
+      `Zoë;${phone(7)}`,
+    ]);
+    expect(ran.stdout).not.toMatch(/rows|transactions/);
+    expect(ran.stderr).toMatch(/Phone Lookup: standard input -> standard output/);
+    expect(ran.stderr).toMatch(/transactions spent +2\b/);
+    // The answers are kept in the working folder's cache: the same pipeline again spends nothing.
+    const again = await runCli(['phone-lookup', '--in', '-', '--quiet'], {
+      env: sandboxEnv(server),
+      cwd: dir,
+      stdin: input,
+    });
+    expect(again.stdout).toBe(ran.stdout);
+    expect(server.sandbox.transactions()).toBe(2);
   });
 });

@@ -45,7 +45,7 @@ export interface Ran {
 /** Runs the command in this process, as the real binary would but with captured output. */
 export async function runCli(
   argv: readonly string[],
-  options: { env: Record<string, string>; cwd: string; signal?: AbortSignal },
+  options: { env: Record<string, string>; cwd: string; signal?: AbortSignal; stdin?: string | Buffer },
 ): Promise<Ran> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -58,6 +58,8 @@ export async function runCli(
     err += String(d);
   });
   const stdin = Object.assign(new PassThrough(), { isTTY: false }) as unknown as NodeJS.ReadStream;
+  // A pipe's content, ended: what `cat file | enrich ... --in -` gives.
+  if (options.stdin !== undefined) (stdin as unknown as PassThrough).end(options.stdin);
   const io: Io = { stdout, stderr, stdin, env: options.env, cwd: options.cwd, signal: options.signal };
   const code = await main(argv, io);
   return { code, stdout: out, stderr: err };

@@ -1,12 +1,13 @@
 // `enrich <operation> --in leads.csv [--out out.csv]`: a bulk run of the CSV (or, with --dry-run,
 // what it would spend), with Ctrl-C/SIGTERM handling, the closing report and the exit code.
 import { isAbsolute, relative, resolve } from 'node:path';
-import { defaultCachePath, defaultOutputPath } from '@enrich/bulk';
+import { CACHE_FILE, defaultCachePath, defaultOutputPath } from '@enrich/bulk';
 import { type Operation, outputColumns, STOP_REASONS } from '@enrich/core';
 import { type BulkSummary, GRACE_MS, runBulk } from '../bulk.js';
 import { type ConnectIo, type ConnectionFlags, cacheNamespaces, connect } from '../connection.js';
 import { dryRun } from '../dry-run.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
+import { Pipes } from '../pipes.js';
 import { barProgress, lineProgress, type ProgressReporter } from '../progress.js';
 import { bulkNotes, bulkReport, dryRunReport } from '../report.js';
 import { distinctFiles } from '../same-file.js';
@@ -32,9 +33,26 @@ export async function bulkAction(
   io: BulkIo,
   scrub: Scrub,
 ): Promise<ExitCode> {
-  const inPath = resolve(io.cwd, inFlag);
-  const outPath = resolve(io.cwd, flags.out ?? defaultOutputPath(inFlag, op));
-  const cachePath = resolve(io.cwd, flags.cache ?? defaultCachePath(outPath));
+  const pipes = await Pipes.open(inFlag, flags.out, () => defaultOutputPath(inFlag, op), io);
+  try {
+    return await bulkRun(op, flags, pipes, io, scrub);
+  } finally {
+    pipes.close();
+  }
+}
+
+async function bulkRun(
+  op: Operation,
+  flags: OperationFlags,
+  pipes: Pipes,
+  io: BulkIo,
+  scrub: Scrub,
+): Promise<ExitCode> {
+  const { inPath, outPath } = pipes;
+  // With --out -, the answer cache is in the working folder (the output's is a temporary one).
+  const cachePath = resolve(io.cwd, flags.cache ?? (pipes.toStdout ? CACHE_FILE : defaultCachePath(outPath)));
+  // With --out -, standard output is the data: the summary goes to standard error.
+  const reportTo = pipes.toStdout ? io.stderr : io.stdout;
   // Compared as real paths (links resolved): the journal appended to the input, or the output
   // written over it, would destroy the user's data.
   distinctFiles([
@@ -53,16 +71,17 @@ export async function bulkAction(
     overrides: flags.map,
     layout: { encoding: flags.encoding, delimiter: flags.delimiter },
     retryUnreadable: flags.retryUnreadable === true,
-    display: (path: string) => {
-      const near = relative(io.cwd, path);
-      return near === '' || near.startsWith('..') || isAbsolute(near) ? path : near;
-    },
+    display: (path: string) =>
+      pipes.name(path, (shown) => {
+        const near = relative(io.cwd, shown);
+        return near === '' || near.startsWith('..') || isAbsolute(near) ? shown : near;
+      }),
   };
 
   if (flags.dryRun) {
     const summary = await dryRun({ ...files, maxTransactions: flags.maxTransactions });
     const text = flags.json ? jsonText(summary) : dryRunReport(op.title, summary, flags.maxTransactions);
-    io.stdout.write(`${text}\n`);
+    reportTo.write(`${text}\n`);
     return EXIT.ok;
   }
 
@@ -120,7 +139,8 @@ export async function bulkAction(
         onRetry: () => undefined,
       },
     });
-    report(op, summary, flags.json === true, io);
+    if (summary.completed) await pipes.deliver(ownControls(io.stdout));
+    report(op, summary, flags.json === true, reportTo);
     const notes = bulkNotes(summary, cachePath);
     if (notes) io.stderr.write(`${notes}\n`);
     if (!summary.unsaved && !summary.outputError && !summary.inputError && !summary.completed) {
@@ -143,16 +163,16 @@ export async function bulkAction(
   }
 }
 
-function report(op: Operation, summary: BulkSummary, json: boolean, io: BulkIo): void {
+function report(op: Operation, summary: BulkSummary, json: boolean, to: NodeJS.WritableStream): void {
   if (!json) {
-    io.stdout.write(`${bulkReport(op.title, summary)}\n`);
+    to.write(`${bulkReport(op.title, summary)}\n`);
     return;
   }
   // The process's own peak memory and CPU time, for the benchmark and for capacity planning.
   const usage = process.resourceUsage();
   const maxRssBytes = usage.maxRSS * 1024;
   const cpuMs = Math.round((usage.userCPUTime + usage.systemCPUTime) / 1000);
-  io.stdout.write(`${jsonText({ ...summary, maxRssBytes, cpuMs })}\n`);
+  to.write(`${jsonText({ ...summary, maxRssBytes, cpuMs })}\n`);
 }
 
 /** The exit code of a finished (or stopped) run; a stop reason's code is in core's STOP_REASONS. */

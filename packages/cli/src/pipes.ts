@@ -1,0 +1,63 @@
+// `--in -` and `--out -`: a bulk run in a pipeline (`... | enrich phone-lookup --in - --out - | ...`).
+// The engine reads and writes files (it reads the input twice: once to find its encoding and
+// separator, once to enrich it; it renames a complete output into place), so standard input is
+// first copied to a temporary file, and the output is written to one and copied to standard output
+// only when every row is in it: a pipeline never gets half a file. With `--out -` the summary goes
+// to standard error, since standard output is the data.
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+
+export const STDIO = '-';
+
+export class Pipes {
+  private constructor(
+    readonly inPath: string,
+    /** Where the engine writes: the user's --out, or a temporary file for `--out -`. */
+    readonly outPath: string,
+    readonly toStdout: boolean,
+    private readonly spool: string | undefined,
+  ) {}
+
+  /** Resolves `--in` and `--out`; copies standard input to a temporary file when `--in -`. */
+  static async open(
+    inFlag: string,
+    outFlag: string | undefined,
+    defaultOut: () => string,
+    io: { readonly cwd: string; readonly stdin: NodeJS.ReadableStream },
+  ): Promise<Pipes> {
+    const fromStdin = inFlag === STDIO;
+    // Read from a pipe, the output goes down the pipe too unless --out names a file.
+    const toStdout = outFlag === STDIO || (fromStdin && outFlag === undefined);
+    const spool = fromStdin || toStdout ? mkdtempSync(join(tmpdir(), 'enrich-pipe-')) : undefined;
+    let inPath = resolve(io.cwd, inFlag);
+    if (fromStdin && spool) {
+      inPath = join(spool, 'input.csv');
+      await pipeline(io.stdin, createWriteStream(inPath));
+    }
+    const outPath = toStdout && spool ? join(spool, 'output.csv') : resolve(io.cwd, outFlag ?? defaultOut());
+    return new Pipes(inPath, outPath, toStdout, spool);
+  }
+
+  /** How the summary names a file: standard input and output by those names. */
+  name(path: string, shown: (path: string) => string): string {
+    if (this.spool && path === this.inPath) return 'standard input';
+    if (this.toStdout && path === this.outPath) return 'standard output';
+    return shown(path);
+  }
+
+  /** With `--out -`, copies the complete output to `stdout`. */
+  async deliver(stdout: NodeJS.WritableStream): Promise<void> {
+    if (!this.toStdout) return;
+    for await (const chunk of createReadStream(this.outPath)) {
+      if (!stdout.write(chunk)) await once(stdout, 'drain');
+    }
+  }
+
+  /** Removes the temporary files (the answers stay in the answer cache). */
+  close(): void {
+    if (this.spool) rmSync(this.spool, { recursive: true, force: true });
+  }
+}
