@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 
-export const STDIO = '-';
+const STDIO = '-';
 
 export class Pipes {
   private constructor(
