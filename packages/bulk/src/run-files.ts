@@ -72,13 +72,6 @@ export function describeError(error: Error | undefined): string {
   return error?.message ?? 'unknown error';
 }
 
-/**
- * Refuses, before anything is sent, an --out that a run must not replace: a directory, a read-only
- * file, or (without `force`) an existing file that is not an output of ours. Ours means its header
- * row starts with the input's columns and holds the status column this run writes (so a rerun with
- * other --fields still replaces it); anything else (another program's document, a report, a
- * journal) is the user's.
- */
 /** What an output of ours starts with: the input's columns, then ours up to `status`, so separated. */
 export interface OurOutput {
   readonly inputHeader: readonly string[];
@@ -86,6 +79,13 @@ export interface OurOutput {
   readonly delimiter: string;
 }
 
+/**
+ * Refuses, before anything is sent, an --out that a run must not replace: a directory, a read-only
+ * file, or (without `force`) an existing file that is not an output of ours. Ours means its header
+ * row starts with the input's columns and holds the status column this run writes (so a rerun with
+ * other --fields still replaces it); anything else (another program's document, a report, a
+ * journal) is the user's.
+ */
 export function checkOutputPath(outPath: string, ours: OurOutput, force: boolean): void {
   let stat: ReturnType<typeof statSync>;
   try {

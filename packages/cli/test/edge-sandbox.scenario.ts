@@ -5,7 +5,7 @@
 import { connect } from 'node:net';
 import { ADMIN_HEADER } from '@enrich/sandbox';
 import { startServer } from './helpers.js';
-import type { Measured, Scenario } from './hostile-measure.js';
+import { notARun, type Scenario } from './hostile-measure.js';
 
 /** The status line's code of what the sandbox answered to these raw bytes, or "none". */
 function statusFor(port: number, bytes: string): Promise<string> {
@@ -21,31 +21,6 @@ function statusFor(port: number, bytes: string): Promise<string> {
 }
 
 const request = (head: string, body = '') => `${head}\r\nHost: 127.0.0.1\r\n${body}`;
-
-function row(
-  dir: string,
-  requests: number,
-  counted: number,
-  startedAt: number,
-  more: Measured['more'],
-): Measured {
-  return {
-    requests,
-    counted,
-    journal: 0,
-    journalUnreadable: 0,
-    statuses: undefined,
-    header: undefined,
-    extraColumns: [],
-    rows: [],
-    code: Number.NaN,
-    stdout: '',
-    stderr: '',
-    ms: Date.now() - startedAt,
-    more,
-    dir,
-  };
-}
 
 export const sandboxBadHttp: Scenario = {
   id: 'sandbox-bad-http',
@@ -65,7 +40,11 @@ export const sandboxBadHttp: Scenario = {
         ),
         garbageLine: await statusFor(port, '\x01\x02 not http at all\r\n\r\n'),
       };
-      return row('', server.sandbox.requests(), server.sandbox.transactions(), startedAt, more);
+      return notARun(
+        { requests: server.sandbox.requests(), counted: server.sandbox.transactions() },
+        startedAt,
+        more,
+      );
     } finally {
       await server.close();
     }
@@ -97,7 +76,11 @@ export const sandboxAdmin: Scenario = {
         withToken: owner.status,
         statsMsAt2000msLatency: Date.now() - before,
       };
-      return row('', server.sandbox.requests(), server.sandbox.transactions(), startedAt, more);
+      return notARun(
+        { requests: server.sandbox.requests(), counted: server.sandbox.transactions() },
+        startedAt,
+        more,
+      );
     } finally {
       await server.close();
     }

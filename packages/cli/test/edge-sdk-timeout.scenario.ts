@@ -3,7 +3,7 @@
 // deadline at all; createClient now refuses each, naming the option. No request is made: the
 // "also" column says what each value gave. core's client-timeout.test.ts asserts it.
 import { createClient } from '@enrich/core/client';
-import type { Measured, Scenario } from './hostile-measure.js';
+import { notARun, type Scenario } from './hostile-measure.js';
 
 const VALUES: readonly [string, number][] = [
   ['Infinity', Number.POSITIVE_INFINITY],
@@ -18,7 +18,7 @@ const VALUES: readonly [string, number][] = [
 export const sdkTimeouts: Scenario = {
   id: 'sdk-timeout-values',
   issue: 'SDK timeoutMs: Infinity, 2^31, 0, -1, NaN (and 2^31-1, 1000)',
-  async run(): Promise<Measured> {
+  async run() {
     const startedAt = Date.now();
     const more: Record<string, string> = {};
     for (const [name, timeoutMs] of VALUES) {
@@ -29,21 +29,6 @@ export const sdkTimeouts: Scenario = {
         more[name] = error instanceof TypeError && /timeoutMs/.test(error.message) ? 'refused' : 'other';
       }
     }
-    return {
-      requests: 0,
-      counted: 0,
-      journal: 0,
-      journalUnreadable: 0,
-      statuses: undefined,
-      header: undefined,
-      extraColumns: [],
-      rows: [],
-      code: Number.NaN,
-      stdout: '',
-      stderr: '',
-      ms: Date.now() - startedAt,
-      more,
-      dir: '',
-    };
+    return notARun({ requests: 0, counted: 0 }, startedAt, more);
   },
 };

@@ -230,3 +230,30 @@ export async function rerun(
     stderr: ran.stderr,
   };
 }
+
+/**
+ * A row of the report that is not a CLI run (the SDK, the sandbox alone): what the service counted
+ * and what was seen (`more`); no journal, no output, and no exit code (NaN: the report leaves it
+ * empty).
+ */
+export function notARun(
+  service: { readonly requests: number; readonly counted: number },
+  startedAt: number,
+  more: Measured['more'],
+): Measured {
+  return {
+    ...service,
+    journal: 0,
+    journalUnreadable: 0,
+    statuses: undefined,
+    header: undefined,
+    extraColumns: [],
+    rows: [],
+    code: Number.NaN,
+    stdout: '',
+    stderr: '',
+    ms: Date.now() - startedAt,
+    more,
+    dir: '',
+  };
+}
