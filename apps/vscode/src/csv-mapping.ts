@@ -6,7 +6,7 @@
 // column), so a column the user does not want is left out by picking another field's column.
 
 import type { BulkPlan } from '@enrich/bulk';
-import { BulkError, readCsvHeader } from '@enrich/bulk';
+import { BulkError, readHeader } from '@enrich/bulk';
 import { mapColumns } from '@enrich/core';
 import * as vscode from 'vscode';
 import { type CsvRun, costWords, planRun } from './csv-files';
@@ -21,7 +21,7 @@ export async function reviewMapping(
   start: CsvRun,
   retarget: (overrides: Readonly<Record<string, string>>) => CsvRun,
 ): Promise<{ run: CsvRun; plan: BulkPlan } | undefined> {
-  const header = await readCsvHeader(start.inPath);
+  const header = await readHeader(start.inPath);
   let run = start;
   for (;;) {
     const mapping = mapColumns(run.op, header, run.overrides);

@@ -1,8 +1,8 @@
 // What a client passes to runBulk: the files, the operation and columns, how to send, and the hooks
 // through which it follows and stops the run.
 import type { Operation } from '@enrich/core';
-import type { LayoutChoice } from './csv-layout.js';
 import type { BulkProgress } from './progress.js';
+import type { SourceChoice } from './row-source.js';
 import type { SenderOptions } from './sender.js';
 
 export interface BulkOptions {
@@ -37,8 +37,8 @@ export interface BulkOptions {
   readonly allExtras?: boolean;
   /** Ask again (and pay again) for requests whose cached answer is paid-unreadable. */
   readonly retryUnreadable?: boolean;
-  /** The input's encoding and separator where the user forced them (found in the file otherwise). */
-  readonly layout?: LayoutChoice;
+  /** A CSV's encoding and separator, a workbook's sheet, where the user chose them (else found). */
+  readonly layout?: SourceChoice;
   /** Replace an existing output that is not one of ours (a file of the user's: refused otherwise). */
   readonly force?: boolean;
   /** Where answers that could not be journaled go (default: the temp directory). */

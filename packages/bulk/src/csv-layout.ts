@@ -5,7 +5,6 @@
 import { isUtf8 } from 'node:buffer';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { extname } from 'node:path';
-import { BulkError } from './bulk-error.js';
 import { readFileStart } from './file-start.js';
 
 export type CsvEncoding = 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1252';
@@ -40,7 +39,7 @@ export const UTF8_LAYOUT: CsvLayout = {
   detected: { encoding: true, delimiter: true },
 };
 
-/** Finds the file's layout; refuses (before anything is spent) a file that is not text at all. */
+/** Finds the file's layout (file-kind.ts has already refused a file that is not text). */
 export function layoutOf(path: string, choice: LayoutChoice = {}): CsvLayout {
   let start: Buffer;
   try {
@@ -48,7 +47,6 @@ export function layoutOf(path: string, choice: LayoutChoice = {}): CsvLayout {
   } catch {
     return UTF8_LAYOUT; // unreadable: the stream that follows says why
   }
-  refuseBinary(path, start);
   const bomEncoding = encodingOfBom(start);
   const encoding = choice.encoding ?? bomEncoding ?? (isUtf8File(path) ? 'utf-8' : 'windows-1252');
   const text = decode(start, encoding);
@@ -96,19 +94,6 @@ function encodingOfBom(bytes: Buffer): CsvEncoding | undefined {
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
   return undefined;
-}
-
-// A workbook or another binary file renamed .csv would be read as text full of control characters,
-// and its first bytes offered as column names.
-function refuseBinary(path: string, start: Buffer): void {
-  if (start[0] === 0x50 && start[1] === 0x4b && start[2] === 0x03 && start[3] === 0x04) {
-    throw new BulkError(
-      `${path} is a zip file (an Excel workbook, .xlsx, is one), not a CSV. Nothing was sent. Save it as CSV from Excel, or use a .csv export.`,
-    );
-  }
-  if (encodingOfBom(start) === undefined && start.subarray(0, 8192).includes(0)) {
-    throw new BulkError(`${path} holds NUL bytes: it is not a text file. Nothing was sent.`);
-  }
 }
 
 /**

@@ -2,16 +2,22 @@
 // after the documented ones and before `status`. Which ones exist is known only once every answer
 // is in, but the output is written row by row from the start; so the extra fields of the rows that
 // have any go to a side file (a line per such row: its index among the output rows, a tab, its
-// fields as JSON; nothing for the others) and, if any answer had any, a last pass adds their
-// columns to the output. When the service answers as described (the usual case) the side
-// file is deleted and the output is not touched again.
-import { once } from 'node:events';
+// fields as JSON; nothing for the others) and, if any answer had any, the output's format writes
+// the file again with their columns (RowFormat.finish). When the service answers as described (the
+// usual case) the side file is deleted and the output is not touched again.
 import { createReadStream, createWriteStream, rmSync, type WriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { finished } from 'node:stream/promises';
-import { parse } from 'csv-parse';
-import { stringify } from 'csv-stringify';
-import { type CsvLayout, outputHasBom } from './csv-layout.js';
+
+/** The extra fields of the output's rows, read in row order while the output is written again. */
+export interface ExtraRows {
+  /** Every extra field name seen, in the order first seen. */
+  readonly names: readonly string[];
+  /** The same names as the output's header writes them (clear of the input's columns). */
+  readonly headerNames: readonly string[];
+  /** The extra fields of data row `index` (counted from 0; asked in increasing order). */
+  at(index: number): Promise<Readonly<Record<string, string>> | undefined>;
+}
 
 export class ExtraColumns {
   /** Every extra field name seen, in the order first seen. */
@@ -42,53 +48,27 @@ export class ExtraColumns {
     rmSync(this.sidePath, { force: true });
   }
 
-  /**
-   * Writes `target` from the output in `source` with the extra columns inserted before the last
-   * column (status). `rename` names a column so that it does not clash with the header's.
-   */
-  async merge(
-    source: string,
-    target: string,
-    rename: (name: string) => string,
-    layout: CsvLayout,
-  ): Promise<void> {
-    const names = [...this.names];
-    const rows = createReadStream(source).pipe(
-      parse({ bom: true, delimiter: layout.delimiter, relax_column_count: true, skip_empty_lines: false }),
-    );
+  /** The side file read back in order, after close(); `rename` names a column clear of the input's. */
+  rows(rename: (name: string) => string): ExtraRows & { close(): void } {
     const lines = createInterface({
       input: createReadStream(this.sidePath),
       crlfDelay: Number.POSITIVE_INFINITY,
     });
-    const lineIterator = lines[Symbol.asyncIterator]();
-    const out = stringify({
-      bom: outputHasBom(layout),
-      delimiter: layout.delimiter,
-      record_delimiter: layout.eol,
-    });
-    const file = createWriteStream(target);
-    out.pipe(file);
-    let header = true;
-    let index = 0;
-    let next = await nextExtra(lineIterator);
-    for await (const row of rows as AsyncIterable<string[]>) {
-      const status = row.pop() ?? '';
-      if (header) {
-        out.write([...row, ...names.map(rename), status]);
-        header = false;
-        continue;
-      }
-      let extra: Record<string, string> = {};
-      if (next && next.index === index) {
-        extra = next.extra;
-        next = await nextExtra(lineIterator);
-      }
-      index++;
-      if (!out.write([...row, ...names.map((n) => extra[n] ?? ''), status])) await once(out, 'drain');
-    }
-    lines.close();
-    out.end();
-    await finished(file);
+    const iterator = lines[Symbol.asyncIterator]();
+    let next: Promise<{ index: number; extra: Record<string, string> } | undefined> | undefined;
+    const names = [...this.names];
+    return {
+      names,
+      headerNames: names.map(rename),
+      async at(index) {
+        next ??= nextExtra(iterator);
+        const found = await next;
+        if (found === undefined || found.index !== index) return undefined;
+        next = undefined;
+        return found.extra;
+      },
+      close: () => lines.close(),
+    };
   }
 }
 

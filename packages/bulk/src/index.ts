@@ -19,8 +19,9 @@ export {
   layoutText,
   outputHasBom,
 } from './csv-layout.js';
-export { readCsvHeader } from './csv-rows.js';
+export { type FileKind, kindOfContent, kindOfName } from './file-kind.js';
 export { acquireLock, type FileLock, isRunning, readHolder, startTimeOf } from './file-lock.js';
+export { readFileStart } from './file-start.js';
 export {
   type Bases,
   CACHE_FILE,
@@ -44,6 +45,7 @@ export {
   resultOf,
   UNREADABLE_STATUS,
 } from './row-result.js';
+export { readHeader, type SourceChoice } from './row-source.js';
 export { GRACE_MS, outputHeader, runBulk } from './run-bulk.js';
 export { distinctFiles, realPath } from './same-file.js';
 export { MAX_RETRY_AFTER_MS, type PaceSummary, type SenderOptions, type StopReason } from './sender.js';

@@ -1,10 +1,11 @@
 // The output of a run, written to <out>.partial row by row in file order and renamed over <out>
-// only when every row is in it. Rows are rendered to CSV text here and handed to the file in
-// batches of about 64 KB (one write call per row would cost more CPU than the rest of the row's
-// work). The key scrubber runs over each piece as it is rendered: a row's input fields, and a
-// result's columns, which are rendered (and scrubbed) once and reused by every row that shares the
-// result (a file repeats its requests: that is what dedup is for). Scrubbing whole batches instead
-// scanned every byte of the answers again on every row: a quarter of a cached run's CPU.
+// only when every row is in it. The output's format (csv-format.ts, jsonl-format.ts,
+// xlsx-format.ts) renders the rows as text; here they are handed to the file in batches of about
+// 64 KB (one write call per row would cost more CPU than the rest of the row's work). The key
+// scrubber runs over each piece as it is rendered: a row's input fields, and a result's part, which
+// is rendered (and scrubbed) once and reused by every row that shares the result (a file repeats
+// its requests: that is what dedup is for). Scrubbing whole batches instead scanned every byte of
+// the answers again on every row: a quarter of a cached run's CPU.
 import { once } from 'node:events';
 import {
   closeSync,
@@ -17,9 +18,8 @@ import {
   type WriteStream,
 } from 'node:fs';
 import { finished } from 'node:stream/promises';
-import { type CsvLayout, outputHasBom, UTF8_LAYOUT } from './csv-layout.js';
-import { csvLineFor } from './csv-line.js';
 import { ExtraColumns } from './extra-columns.js';
+import type { RowFormat } from './row-format.js';
 import type { RowResult } from './row-result.js';
 
 const BATCH_CHARS = 64 * 1024;
@@ -39,18 +39,13 @@ export class OutputFile {
   private pieces: Buffer[] = [];
   private piecesLength = 0;
   private syncing: Promise<void> | undefined;
-  /** The input's BOM, line end and separator, kept in the output (which is UTF-8 always). */
-  private readonly layout: CsvLayout;
-  private readonly line: ReturnType<typeof csvLineFor>;
 
   constructor(
     private readonly outPath: string,
-    private readonly width: number,
+    private readonly format: RowFormat,
     private readonly scrub: (text: string) => string,
-    options: { allExtras: boolean; layout?: CsvLayout; onError: (error: Error) => void },
+    options: { allExtras: boolean; onError: (error: Error) => void },
   ) {
-    this.layout = options.layout ?? UTF8_LAYOUT;
-    this.line = csvLineFor(this.layout.delimiter);
     this.tempPath = `${outPath}.partial`;
     // A buffer of 256 KB, not Node's 16 KB: a run writes its output in 64 KB batches, and waiting
     // for the disk after each one (thousands of round trips through the thread pool at the end of a
@@ -67,9 +62,8 @@ export class OutputFile {
       : undefined;
   }
 
-  writeHeader(header: readonly string[]): void {
-    const bom = outputHasBom(this.layout) ? '\uFEFF' : '';
-    this.batch += `${bom}${this.scrub(this.line.fields(header))}${this.layout.eol}`;
+  writeHeader(): void {
+    this.batch += this.scrub(this.format.header());
   }
 
   /** One whole line as UTF-8 bytes, rendered (and scrubbed) earlier: a row from the spill. */
@@ -118,27 +112,16 @@ export class OutputFile {
     if (this.batch.length >= BATCH_CHARS) this.flush();
   }
 
-  /** A row's input fields as CSV, fitted to the header's width, scrubbed. */
-  renderFields(fields: readonly string[]): string {
-    const { width } = this;
-    if (fields.length === width) return this.scrub(this.line.fields(fields));
-    // Short rows are padded with empty fields; longer ones lose the extra fields (they are invalid).
-    let text = '';
-    for (let i = 0; i < width; i++) {
-      if (i > 0) text += this.layout.delimiter;
-      text += this.line.field(fields[i] ?? '');
-    }
-    return this.scrub(text);
+  /** A row's own part (its fields fitted to the header, or its original), scrubbed. */
+  renderFields(fields: readonly string[], original?: string): string {
+    return this.scrub(this.format.fields(fields, original));
   }
 
-  /** A result's columns and status, from the comma after the input fields to the line's end. */
+  /** A result's part, from the end of the row's own part to the line's end, scrubbed. */
   renderResult(result: RowResult): string {
     let tail = this.rendered.get(result);
     if (tail === undefined) {
-      tail = '';
-      const { delimiter } = this.layout;
-      for (const cell of result.cells) tail += `${delimiter}${this.line.field(cell)}`;
-      tail = this.scrub(`${tail}${delimiter}${this.line.field(result.status)}${this.layout.eol}`);
+      tail = this.scrub(this.format.result(result));
       this.rendered.set(result, tail);
     }
     return tail;
@@ -208,13 +191,18 @@ export class OutputFile {
         rmSync(this.tempPath, { force: true });
         return [];
       }
-      if (this.extras && this.extras.names.size > 0) {
-        const merged = `${this.outPath}.merged.partial`;
-        await this.extras.merge(this.tempPath, merged, extraName, this.layout);
+      const extras = this.extras && this.extras.names.size > 0 ? this.extras.rows(extraName) : undefined;
+      if (extras || !this.format.linesAreTheFile) {
+        const written = `${this.outPath}.merged.partial`;
+        try {
+          await this.format.finish(this.tempPath, written, extras);
+        } finally {
+          extras?.close();
+        }
         rmSync(this.tempPath, { force: true });
-        fsyncFile(merged);
-        renameSync(merged, this.outPath);
-        return [...this.extras.names];
+        fsyncFile(written);
+        renameSync(written, this.outPath);
+        return extras ? [...extras.names] : [];
       }
       fsyncFile(this.tempPath);
       renameSync(this.tempPath, this.outPath);

@@ -3,9 +3,11 @@
 // the answer cache alone. Sends nothing, needs no key, and changes no file.
 import type { Operation } from '@enrich/core';
 import { AnswerStore } from './answer-store.js';
-import type { CsvLayout, LayoutChoice } from './csv-layout.js';
-import { openCsv, rowPlanner } from './csv-rows.js';
+import type { CsvLayout } from './csv-layout.js';
+import type { FileKind } from './file-kind.js';
+import { mapInput, rowPlanner } from './row-planner.js';
 import { isUnreadable } from './row-result.js';
+import { openSource, type SourceChoice } from './row-source.js';
 import { INVALID_EXAMPLES, type InvalidExample } from './summary.js';
 
 export interface PlanOptions {
@@ -17,8 +19,8 @@ export interface PlanOptions {
   readonly maxAgeMs: number;
   readonly overrides: Readonly<Record<string, string>>;
   readonly maxTransactions?: number | undefined;
-  /** The input's encoding and separator where the user forced them. */
-  readonly layout?: LayoutChoice;
+  /** The input's encoding and separator, or its sheet, where the user chose them. */
+  readonly layout?: SourceChoice;
   /** --retry-unreadable: paid-unreadable cached answers are asked (and paid for) again. */
   readonly retryUnreadable?: boolean;
   readonly now?: () => number;
@@ -42,13 +44,26 @@ export interface BulkPlan {
   unreadable: number;
   /** Transactions the run would spend: distinct requests not cached, capped by the budget. */
   transactions: number;
-  /** How the input is written (encoding, separator): the output keeps it, in UTF-8. */
-  readonly layout: CsvLayout;
+  /** How a CSV input is written (encoding, separator): the output keeps it, in UTF-8. */
+  readonly layout: CsvLayout | undefined;
+  readonly inputKind: FileKind;
+  /** What was found in the input, in words ("JSON Lines (UTF-8)", a CSV's layout, the sheet). */
+  readonly found: string;
 }
 
 export async function planBulk(options: PlanOptions): Promise<BulkPlan> {
   const { op } = options;
-  const csv = await openCsv(op, options.inPath, options.overrides, options.layout);
+  const input = await openSource(options.inPath, options.layout);
+  let fields: ReturnType<typeof mapInput>['fields'];
+  let plan: ReturnType<typeof rowPlanner>;
+  try {
+    const mapped = mapInput(op, options.inPath, input.header, options.overrides);
+    fields = mapped.fields;
+    plan = rowPlanner(op, input.header, mapped);
+  } catch (error) {
+    input.close();
+    throw error;
+  }
   const store = AnswerStore.open({
     path: options.cachePath,
     namespace: options.namespace,
@@ -57,15 +72,16 @@ export async function planBulk(options: PlanOptions): Promise<BulkPlan> {
     readOnly: true,
     now: options.now,
   });
-  const plan = rowPlanner(op, csv.header, csv.mapping);
   const mapping: Record<string, string> = {};
-  for (const [field, index] of Object.entries(csv.mapping.fields)) mapping[field] = csv.header[index] ?? '';
+  for (const [field, index] of Object.entries(fields)) mapping[field] = input.header[index] ?? '';
   const summary: BulkPlan = {
     operation: op.id,
     input: (options.display ?? String)(options.inPath),
     cache: (options.display ?? String)(options.cachePath),
     mapping,
-    layout: csv.layout,
+    layout: input.layout,
+    inputKind: input.kind,
+    found: input.found,
     rows: 0,
     blank: 0,
     invalid: 0,
@@ -78,7 +94,7 @@ export async function planBulk(options: PlanOptions): Promise<BulkPlan> {
   const seen = new Set<string>();
   try {
     for (;;) {
-      const batch = await csv.nextBatch();
+      const batch = await input.nextBatch();
       if (!batch) break;
       for (let i = 0; i < batch.records.length; i++) {
         summary.rows++;
@@ -102,7 +118,7 @@ export async function planBulk(options: PlanOptions): Promise<BulkPlan> {
       }
     }
   } finally {
-    csv.close();
+    input.close();
     store.close();
   }
   const toSpend = summary.distinct - summary.cached + (options.retryUnreadable ? summary.unreadable : 0);

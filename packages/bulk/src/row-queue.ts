@@ -1,5 +1,5 @@
 // The rows between reading and writing, in file order: first the window in memory (rows as read),
-// then, once the window is full, the spill on disk (rows rendered as CSV text; see spill.ts). A row
+// then, once the window is full, the spill on disk (rows rendered as the output's text; see spill.ts). A row
 // is written as soon as every row before it is; one whose answer is still coming waits, and the
 // rows after it wait behind it, on disk past the window's capacity. Reading therefore never waits
 // for a slow answer, and memory holds at most the window's rows whatever the file's size.
@@ -45,8 +45,11 @@ export class RowQueue {
     return this.window.size === 0 && this.spill.isEmpty;
   }
 
-  /** Adds the next row of the file. Throws if the spill's disk is full (the run stops). */
-  add(fields: readonly string[], value: Waiting): void {
+  /**
+   * Adds the next row of the file: its fields, or its own part already rendered (renderFields).
+   * Throws if the spill's disk is full (the run stops).
+   */
+  add(fields: readonly string[] | string, value: Waiting): void {
     if (this.spill.isEmpty) {
       if (this.window.size === 0 && !isPending(value)) {
         this.write(fields, value);
@@ -57,7 +60,7 @@ export class RowQueue {
         return;
       }
     }
-    const text = this.output.renderFields(fields);
+    const text = typeof fields === 'string' ? fields : this.output.renderFields(fields);
     if (!isPending(value) && !value.extra) {
       // Known and simple: the whole line goes to disk, ready to be copied out.
       this.spill.append(COMPLETE | this.counted.code(value), text + this.output.renderResult(value));

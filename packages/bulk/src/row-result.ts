@@ -37,6 +37,8 @@ export interface RowResult {
   readonly extra?: Readonly<Record<string, string>>;
   /** How the answer differed from the description (for the summary). */
   readonly mismatches?: number;
+  /** A long row's own fields past the header: written after status, where they shift no column. */
+  readonly trailing?: readonly string[];
 }
 
 /** The status prefix of a paid answer that could not be read. */

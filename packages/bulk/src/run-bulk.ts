@@ -1,5 +1,7 @@
-// A bulk run: the CSV in, the enriched CSV out, row for row and in order, paying at most once for
-// each distinct valid request.
+// A bulk run: the file in, the enriched file out, row for row and in order, paying at most once
+// for each distinct valid request. The input is read by its kind's row source (row-source.ts: CSV,
+// JSON Lines, a workbook) and the output written in its kind's format (row-format.ts); between
+// them every run is the same: plan each row, send what is new, journal each answer, write in order.
 //
 // How a run survives being killed: every paid answer is appended to the answer cache (the journal)
 // the moment it arrives, and its row counts as done only once the answer is durably there; the
@@ -25,10 +27,11 @@ import type { CleanInput, Operation } from '@enrich/core';
 import { BoundedMap } from './bounded-map.js';
 import { BulkError } from './bulk-error.js';
 import type { BulkHooks, BulkOptions } from './bulk-options.js';
-import { type CsvBatch, openCsv, type PlannedRow, rowPlanner } from './csv-rows.js';
 import { OutputFile } from './output-file.js';
+import { formatFor } from './output-kind.js';
 import { startProgress } from './progress.js';
 import { RequestQueue } from './request-queue.js';
+import { mapInput, type PlannedRow, rowPlanner } from './row-planner.js';
 import { RowQueue } from './row-queue.js';
 import {
   invalidResult,
@@ -38,6 +41,7 @@ import {
   resultOf,
   unansweredResult,
 } from './row-result.js';
+import { openSource, type RowBatch } from './row-source.js';
 import { describeError, openFiles } from './run-files.js';
 import { paceSummary, Sender } from './sender.js';
 import {
@@ -76,15 +80,21 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
   const { signal } = hooks;
   const now = options.sender.now;
   const startedAt = now();
-  const csv = await openCsv(op, options.inPath, options.overrides, options.layout);
-  const plan = rowPlanner(op, csv.header, csv.mapping);
-  const header = outputHeader(op, csv.header, columns);
-  const ours = {
-    inputHeader: csv.header,
-    statusColumn: header.at(-1) ?? 'status',
-    delimiter: csv.layout.delimiter,
-  };
-  const { store, outputLock } = openFiles(options, ours, () => csv.close());
+  const input = await openSource(options.inPath, options.layout);
+  let plan: ReturnType<typeof rowPlanner>;
+  try {
+    plan = rowPlanner(op, input.header, mapInput(op, options.inPath, input.header, options.overrides));
+  } catch (error) {
+    input.close();
+    throw error;
+  }
+  const format = formatFor(options.outPath, {
+    inputKind: input.kind,
+    inputHeader: input.header,
+    header: outputHeader(op, input.header, columns),
+    layout: input.layout,
+  });
+  const { store, outputLock } = await openFiles(options, format, () => input.close());
   const abandon = options.abandon ?? new AbortController();
   // Each request in flight listens for it (as many as the concurrency): not a leak.
   setMaxListeners(0, abandon.signal);
@@ -102,7 +112,9 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
     output: display(options.outPath),
     cache: display(options.cachePath),
   });
-  summary.layout = csv.layout;
+  summary.layout = input.layout;
+  summary.inputKind = input.kind;
+  summary.found = input.found;
   summary.unreadableCacheLines = store.unreadableLines;
   summary.rescuedImported = store.imported;
 
@@ -121,16 +133,15 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
     });
     wake = undefined;
   };
-  const output = new OutputFile(options.outPath, csv.header.length, options.scrub ?? ((text) => text), {
+  const output = new OutputFile(options.outPath, format, options.scrub ?? ((text) => text), {
     allExtras: options.allExtras === true,
-    layout: csv.layout,
     onError: (error) => {
       // The output's disk can fill too: stop (every answer so far is in the journal) rather than crash.
       sender.halt(`the output ${options.outPath}.partial could not be written (${describeError(error)})`);
       stopReading();
     },
   });
-  output.writeHeader(header);
+  output.writeHeader();
 
   // Rows in memory between reading and writing; past them, rows wait on disk (see row-queue.ts).
   const queue = new RowQueue(options.windowRows ?? 4096, `${options.outPath}.spill`, output, {
@@ -268,6 +279,10 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
       else if (summary.invalidExamples.length < INVALID_EXAMPLES) {
         summary.invalidExamples.push({ row, message: planned.message });
       }
+      // A long row's result holds its own fields past the header: its own, not shared.
+      if (planned.kind === 'invalid' && planned.trailing) {
+        return { ...invalidResult(planned.message, columns), trailing: planned.trailing };
+      }
       let result = invalidRows.get(planned.message);
       if (!result) {
         result = invalidResult(planned.message, columns, planned.kind === 'blank');
@@ -289,7 +304,7 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
     return pending.get(key) ?? ask(key, planned.input);
   };
 
-  const progress = startProgress(hooks, csv.sizeBytes, () => ({
+  const progress = startProgress(hooks, input.sizeBytes, () => ({
     rows: summary.rows,
     written: rowsWritten(summary),
     bytes: bytesRead,
@@ -304,9 +319,9 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
   const readRows = async () => {
     read: for (;;) {
       if (stopping || failure) break;
-      let batch: CsvBatch | undefined;
+      let batch: RowBatch | undefined;
       try {
-        batch = await csv.nextBatch();
+        batch = await input.nextBatch();
       } catch (error) {
         if (!(error instanceof BulkError)) throw error;
         summary.inputError = error.message;
@@ -316,14 +331,16 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
       }
       if (!batch) break;
       bytesRead = batch.bytes;
-      const { records } = batch;
+      const { records, originals } = batch;
       for (let i = 0; i < records.length; i++) {
         if (stopping || failure) break read;
         const fields = records[i] as string[];
         summary.rows++;
         const result = resultFor(plan(fields), batch.firstRow + i);
         try {
-          queue.add(fields, result);
+          // A row with an original (a JSON Lines line, a workbook's typed cells) is rendered now,
+          // while its original is at hand; a CSV row's fields are its text, rendered when written.
+          queue.add(originals ? output.renderFields(fields, originals[i]) : fields, result);
         } catch (error) {
           // The spill's disk is full: stop as when the output's is.
           output.fail(error as Error);
@@ -361,7 +378,7 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
   } finally {
     clearTimeout(graceTimer);
     signal?.removeEventListener('abort', onSignal);
-    csv.close();
+    input.close();
     queue.close();
     await output.close();
     if (output.error) summary.completed = false;
@@ -378,7 +395,7 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
     try {
       summary.extraColumns = await output.finish(
         summary.completed,
-        columnNamer(op, outputHeader(op, csv.header, columns)),
+        columnNamer(op, outputHeader(op, input.header, columns)),
       );
     } finally {
       summary.unsaved = store.saveUnsaved();

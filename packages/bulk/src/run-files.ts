@@ -1,12 +1,11 @@
 // What a run opens before it sends anything, and how it words a failure to write a file.
 import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { parse } from 'csv-parse/sync';
 import { AnswerStore } from './answer-store.js';
 import { BulkError, OutputInTheWay } from './bulk-error.js';
 import type { BulkOptions } from './bulk-options.js';
 import { acquireLock, type FileLock } from './file-lock.js';
-import { readFileStart } from './file-start.js';
+import type { RowFormat } from './row-format.js';
 
 // A run syncs its journal at most this often, each sync covering every answer written meanwhile.
 // Each fdatasync is work for the kernel's journal on a machine that is also running the network:
@@ -16,14 +15,15 @@ import { readFileStart } from './file-start.js';
 const JOURNAL_SYNC_INTERVAL_MS = 50;
 
 // The answer cache (locked, journal loaded) and the output's lock; stops before anything is sent.
-// `ours` says what an output of ours looks like: an existing --out that does not is refused.
-export function openFiles(
+// The output's format says what an output of ours looks like: an existing --out that is not one is
+// refused.
+export async function openFiles(
   options: BulkOptions,
-  ours: OurOutput,
+  format: RowFormat,
   closeInput: () => void,
-): { store: AnswerStore; outputLock: FileLock } {
+): Promise<{ store: AnswerStore; outputLock: FileLock }> {
   try {
-    checkOutputPath(options.outPath, ours, options.force === true);
+    await checkOutputPath(options.outPath, format, options.force === true);
   } catch (error) {
     closeInput();
     throw error;
@@ -72,21 +72,14 @@ export function describeError(error: Error | undefined): string {
   return error?.message ?? 'unknown error';
 }
 
-/** What an output of ours starts with: the input's columns, then ours up to `status`, so separated. */
-export interface OurOutput {
-  readonly inputHeader: readonly string[];
-  readonly statusColumn: string;
-  readonly delimiter: string;
-}
-
 /**
  * Refuses, before anything is sent, an --out that a run must not replace: a directory, a read-only
- * file, or (without `force`) an existing file that is not an output of ours. Ours means its header
- * row starts with the input's columns and holds the status column this run writes (so a rerun with
- * other --fields still replaces it); anything else (another program's document, a report, a
- * journal) is the user's.
+ * file, or (without `force`) an existing file that is not an output of ours. Ours means what the
+ * format finds there is its own header (the input's columns, then the status column this run
+ * writes: a rerun with other --fields still replaces it); anything else (another program's
+ * document, a report, a journal) is the user's.
  */
-export function checkOutputPath(outPath: string, ours: OurOutput, force: boolean): void {
+export async function checkOutputPath(outPath: string, format: RowFormat, force: boolean): Promise<void> {
   let stat: ReturnType<typeof statSync>;
   try {
     stat = statSync(outPath);
@@ -101,23 +94,6 @@ export function checkOutputPath(outPath: string, ours: OurOutput, force: boolean
       `${outPath} is read-only. Nothing was sent. Make it writable if it may be replaced, or name another file with --out.`,
     );
   }
-  if (force || isOurOutput(outPath, ours)) return;
+  if (force || (await format.isOurs(outPath).catch(() => false))) return;
   throw new OutputInTheWay(outPath);
-}
-
-function isOurOutput(path: string, ours: OurOutput): boolean {
-  const { inputHeader, statusColumn } = ours;
-  try {
-    // The first record only (a header cell may hold a line break); a cut at 64 KB is not ours.
-    const [found] = parse(readFileStart(path), {
-      bom: true,
-      delimiter: ours.delimiter,
-      relax_column_count: true,
-      to: 1,
-    }) as string[][];
-    if (!found?.slice(inputHeader.length).includes(statusColumn)) return false;
-    return inputHeader.every((column, i) => found[i] === column);
-  } catch {
-    return false;
-  }
 }

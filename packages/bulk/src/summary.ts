@@ -1,6 +1,7 @@
 // What a bulk run did, counted as it goes: the summary every client prints or shows.
 import type { SaveReport } from './answer-store.js';
 import type { CsvLayout } from './csv-layout.js';
+import type { FileKind } from './file-kind.js';
 import type { ResultKind, RowResult } from './row-result.js';
 import type { PaceSummary, StopReason } from './sender.js';
 
@@ -67,6 +68,9 @@ export interface BulkSummary {
   outputError: string | undefined;
   /** How the input is written (encoding, separator, BOM, line end): the output keeps it, in UTF-8. */
   layout: CsvLayout | undefined;
+  /** The input's kind, and what was found in it in words (its layout, its sheet). */
+  inputKind: FileKind | undefined;
+  found: string | undefined;
   /** Why the input could not be read to its end (a broken quote mid-file, say), if it could not. */
   inputError: string | undefined;
   /** False when interrupted or stopped by a file problem: the output was not written. */
@@ -112,6 +116,8 @@ export function emptySummary(names: {
     unsaved: undefined,
     outputError: undefined,
     layout: undefined,
+    inputKind: undefined,
+    found: undefined,
     inputError: undefined,
     completed: false,
     elapsedMs: 0,

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeWindows1252, delimiterOf, layoutOf, layoutText } from '../src/csv-layout.js';
+import { fileKindOf } from '../src/file-kind.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'csv-layout-'));
 const file = (name: string, bytes: Buffer | string) => {
@@ -76,11 +77,36 @@ describe('the encoding', () => {
     );
   });
 
-  it('an .xlsx (a zip) or a file with NUL bytes is refused, naming what it is', () => {
+  it('a file that is not what its name says is refused, naming what it looks like, never its bytes', () => {
     const zip = file('leads.csv', Buffer.from('PK\u0003\u0004\u0014\u0000\u0006\u0000'));
-    expect(() => layoutOf(zip)).toThrow(
-      /is a zip file \(an Excel workbook, \.xlsx, is one\), not a CSV\. Nothing was sent/,
+    expect(() => fileKindOf(zip)).toThrow(
+      /leads\.csv is named as a CSV but looks like a zip file \(an Excel workbook is one\)\. Nothing was sent\. A workbook is read when its name ends in \.xlsx/,
     );
-    expect(() => layoutOf(file('nul.csv', Buffer.from('a\u0000b\n')))).toThrow(/holds NUL bytes/);
+    expect(() => fileKindOf(file('nul.csv', Buffer.from('a\u0000b\n')))).toThrow(
+      /looks like a binary file \(it holds NUL bytes\)/,
+    );
+    const page = file('report.csv', '<!DOCTYPE html><html><body><table><tr><td>555</td></tr></table>');
+    expect(() => fileKindOf(page)).toThrow(
+      /report\.csv is named as a CSV but looks like an HTML page\. Nothing was sent/,
+    );
+    expect(() => fileKindOf(file('x.csv', '{"phone":"5551234567"}\n'))).toThrow(
+      /looks like JSON Lines.*\.jsonl or \.ndjson/,
+    );
+    expect(() => fileKindOf(file('x.jsonl', 'phone\n5551234567\n'))).toThrow(
+      /named as JSON Lines \(\.jsonl\) but looks like text that is not JSON/,
+    );
+    expect(() => fileKindOf(file('x.xlsx', 'phone\n5551234567\n'))).toThrow(
+      /named as an Excel workbook \(\.xlsx\) but looks like text/,
+    );
+    expect(() =>
+      fileKindOf(file('old.csv', Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]))),
+    ).toThrow(
+      /an Excel 97-2003 workbook \(\.xls\)\. Nothing was sent\. Save it from Excel as \.xlsx or as CSV/,
+    );
+    expect(() => fileKindOf(file('a.csv', Buffer.from('%PDF-1.7\n')))).toThrow(/looks like a PDF document/);
+    // UTF-16 text holds NUL bytes: after its BOM they are its own.
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('phone\r\n555\r\n', 'utf16le')]);
+    expect(fileKindOf(file('u16.csv', utf16))).toBe('csv');
+    expect(fileKindOf(file('ok.jsonl', '{"a":1}\n'))).toBe('jsonl');
   });
 });

@@ -15,7 +15,7 @@ import {
   defaultCachePath,
   defaultOutputPath,
   planBulk,
-  readCsvHeader,
+  readHeader,
   runBulk,
 } from '../src/index.js';
 
@@ -81,7 +81,7 @@ describe('planBulk and runBulk', () => {
     const o = options(inPath);
     expect(o.outPath).toBe(join(dir, 'leads.phone-lookup.csv'));
     expect(o.cachePath).toBe(join(dir, CACHE_FILE));
-    expect(await readCsvHeader(inPath)).toEqual(['name', 'phone']);
+    expect(await readHeader(inPath)).toEqual(['name', 'phone']);
 
     const plan = await planBulk({ ...o });
     expect(plan).toMatchObject({

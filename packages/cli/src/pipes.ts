@@ -3,14 +3,18 @@
 // separator, once to enrich it; it renames a complete output into place), so standard input is
 // first copied to a temporary file, and the output is written to one and copied to standard output
 // only when every row is in it: a pipeline never gets half a file. With `--out -` the summary goes
-// to standard error, since standard output is the data.
+// to standard error, since standard output is the data. What comes down the pipe is read as its
+// first bytes show (a workbook, JSON Lines, else CSV), and goes out as the same kind.
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { type FileKind, kindOfContent, kindOfName, readFileStart } from '@enrich/bulk';
 
 const STDIO = '-';
+
+const EXTENSIONS: Record<FileKind, string> = { csv: '.csv', jsonl: '.jsonl', xlsx: '.xlsx' };
 
 export class Pipes {
   private constructor(
@@ -33,11 +37,16 @@ export class Pipes {
     const toStdout = outFlag === STDIO || (fromStdin && outFlag === undefined);
     const spool = fromStdin || toStdout ? mkdtempSync(join(tmpdir(), 'enrich-pipe-')) : undefined;
     let inPath = resolve(io.cwd, inFlag);
+    let kind = kindOfName(inPath);
     if (fromStdin && spool) {
-      inPath = join(spool, 'input.csv');
-      await pipeline(io.stdin, createWriteStream(inPath));
+      const spooled = join(spool, 'input');
+      await pipeline(io.stdin, createWriteStream(spooled));
+      kind = kindOfContent(readFileStart(spooled));
+      inPath = `${spooled}${EXTENSIONS[kind]}`;
+      renameSync(spooled, inPath);
     }
-    const outPath = toStdout && spool ? join(spool, 'output.csv') : resolve(io.cwd, outFlag ?? defaultOut());
+    const outPath =
+      toStdout && spool ? join(spool, `output${EXTENSIONS[kind]}`) : resolve(io.cwd, outFlag ?? defaultOut());
     return new Pipes(inPath, outPath, toStdout, spool);
   }
 

@@ -1,5 +1,5 @@
 // The closing summary of a bulk run or a dry run, for people (JSON is the summary object itself).
-import { type CsvLayout, layoutText, outputHasBom } from '@enrich/bulk';
+import { type CsvLayout, type FileKind, outputHasBom } from '@enrich/bulk';
 import { paceReachedText, throttledText } from '@enrich/core';
 import type { BulkSummary } from './bulk.js';
 import type { DryRunSummary } from './dry-run.js';
@@ -15,7 +15,7 @@ export function bulkReport(title: string, s: BulkSummary): string {
     ['invalid', s.blank > 0 ? `${grouped(s.invalid)} (${grouped(s.blank)} blank)` : grouped(s.invalid)],
     ['errors', grouped(s.errors)],
   ];
-  rows.push(...layoutRow(s.layout));
+  rows.push(...fileRow(s));
   if (s.unreadable > 0) rows.push(['paid, unreadable', grouped(s.unreadable)]);
   if (s.notAsDocumented > 0)
     rows.push(['not as documented', `${grouped(s.notAsDocumented)} (of the ok rows)`]);
@@ -119,7 +119,7 @@ export function dryRunReport(title: string, s: DryRunSummary, budget: number | u
         : grouped(s.cached),
     ],
     ['transactions to spend', grouped(s.transactions)],
-    ...layoutRow(s.layout),
+    ...fileRow(s),
   ];
   const mapped = Object.entries(s.mapping)
     .map(([field, column]) => `${field} <- "${printable(column)}"`)
@@ -175,9 +175,19 @@ function seconds(ms: number): string {
   return ms < 10_000 ? `${(ms / 1000).toFixed(2)} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 
-/** The input's encoding and separator, when they are not UTF-8 and commas: said, since the output keeps them. */
-function layoutRow(layout: CsvLayout | undefined): [string, string][] {
-  if (!layout || (layout.encoding === 'utf-8' && layout.delimiter === ',')) return [];
+/**
+ * What was found in the input: a CSV's encoding and separator when they are not UTF-8 and commas
+ * (said, since the output keeps them); always for a workbook or JSON Lines.
+ */
+function fileRow(s: {
+  readonly layout: CsvLayout | undefined;
+  readonly inputKind: FileKind | undefined;
+  readonly found: string | undefined;
+}): [string, string][] {
+  const { layout, found } = s;
+  if (found === undefined) return [];
+  if (!layout) return [['file', found]];
+  if (layout.encoding === 'utf-8' && layout.delimiter === ',') return [];
   const bom = outputHasBom(layout) ? ' with a BOM' : '';
-  return [['file', `${layoutText(layout)}; output in UTF-8${bom}, same separator`]];
+  return [['file', `${found}; output in UTF-8${bom}, same separator`]];
 }

@@ -69,7 +69,7 @@ async function bulkRun(
     ...cacheNamespaces(op, connection, io.env),
     maxAgeMs: flags.maxAge,
     overrides: flags.map,
-    layout: { encoding: flags.encoding, delimiter: flags.delimiter },
+    layout: { encoding: flags.encoding, delimiter: flags.delimiter, sheet: flags.sheet },
     retryUnreadable: flags.retryUnreadable === true,
     display: (path: string) =>
       pipes.name(path, (shown) => {

@@ -38,6 +38,7 @@ export interface OperationFlags {
   readonly cache?: string;
   readonly encoding?: CsvEncoding;
   readonly delimiter?: CsvDelimiter;
+  readonly sheet?: string;
   readonly maxAge: number;
   /** A number fixed by the user, or 'auto': the pace the service allows (core's Pace). */
   readonly concurrency: number | 'auto';
@@ -112,6 +113,7 @@ export function addOperationCommand(program: Command, op: Operation, action: Ope
         "the input's separator: , ; tab | (default: found; .tsv: tab)",
       ).argParser(parseDelimiter),
     )
+    .option('--sheet <name>', "a workbook's sheet to read (default: the first)")
     .option('--cache <file>', `answer cache (default: ${CACHE_FILE} beside the output)`)
     .addOption(
       new Option('--max-age <duration>', 'reuse cached answers this fresh: 30d, 12h, forever')
