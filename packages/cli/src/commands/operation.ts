@@ -88,9 +88,9 @@ export function addOperationCommand(program: Command, op: Operation, action: Ope
     .aliases(namesOf(op))
     .summary(`${op.title}: ${op.inputs.map((f) => `--${flagOf(f)}`).join(' ')}`)
     .description(`${op.title}: ${op.category} (${op.version} ${op.path})`)
-    .usage('[--Field value ...] | --in file.csv [--out file.csv] [options]')
-    .option('--in <file>', 'CSV file to enrich (bulk run)')
-    .option('--out <file>', 'where to write the enriched CSV (default: <in>.<operation>.csv)')
+    .usage('[--Field value ...] | --in file [--out file] [options]')
+    .option('--in <file>', 'file to enrich (bulk run): CSV, .tsv, .xlsx, .jsonl; - for standard input')
+    .option('--out <file>', 'where to write the enriched file, its kind by its extension (default: <in>.<operation>.<ext>)')
     .addOption(
       new Option('--map <Field=Column>', 'feed a field from a column (repeatable)')
         .argParser((pair, previous: Record<string, string>) => ({ ...previous, ...parseMap([pair]) }))

@@ -14,7 +14,7 @@ import { addOperationCommand, type OperationFlags } from './operation.js';
 export function buildProgram(io: BulkIo, scrub: Scrub, done: (code: ExitCode) => void): Command {
   const program = new Command('enrich')
     .description(
-      'Contact-data enrichment from the command line: one call, or every row of a CSV (resumable).',
+      'Contact-data enrichment from the command line: one call, or every row of a file (CSV, Excel, JSON Lines; resumable).',
     )
     .version(cliVersion())
     .exitOverride()
@@ -24,7 +24,7 @@ export function buildProgram(io: BulkIo, scrub: Scrub, done: (code: ExitCode) =>
       `
 Examples:
   enrich phone-lookup --Phone 5550102030            one call, printed as a table (--json for JSON)
-  enrich phone-lookup --in leads.csv --out out.csv  enrich every row of a CSV (resumable)
+  enrich phone-lookup --in leads.csv --out out.csv  enrich every row of a file (resumable)
   enrich phone-lookup --in leads.csv --dry-run      what a run would spend; sends nothing
   enrich phone-lookup --help                        the operation's fields and every option
 
@@ -65,7 +65,7 @@ function operationAction(
   }
   if (given.length === 0) {
     const flagList = command.options.flatMap((o) => (o instanceof FieldOption ? [o.long] : [])).join(', ');
-    io.stderr.write(`enrich: give the input as flags (${flagList}) or a CSV with --in.\n`);
+    io.stderr.write(`enrich: give the input as flags (${flagList}) or a file with --in.\n`);
     command.outputHelp({ error: true });
     return Promise.resolve(EXIT.usage);
   }
