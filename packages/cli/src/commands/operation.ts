@@ -90,7 +90,10 @@ export function addOperationCommand(program: Command, op: Operation, action: Ope
     .description(`${op.title}: ${op.category} (${op.version} ${op.path})`)
     .usage('[--Field value ...] | --in file [--out file] [options]')
     .option('--in <file>', 'file to enrich (bulk run): CSV, .tsv, .xlsx, .jsonl; - for standard input')
-    .option('--out <file>', 'where to write the enriched file, its kind by its extension (default: <in>.<operation>.<ext>)')
+    .option(
+      '--out <file>',
+      'where to write the enriched file, its kind by its extension (default: <in>.<operation>.<ext>)',
+    )
     .addOption(
       new Option('--map <Field=Column>', 'feed a field from a column (repeatable)')
         .argParser((pair, previous: Record<string, string>) => ({ ...previous, ...parseMap([pair]) }))
