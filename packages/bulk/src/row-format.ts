@@ -34,4 +34,6 @@ export interface OutputShape {
   readonly header: readonly string[];
   /** A CSV input's layout (the CSV output keeps its BOM, separator and line end). */
   readonly layout: CsvLayout | undefined;
+  /** A workbook input's sheet: a workbook output's sheet is named so. */
+  readonly sheet?: string | undefined;
 }

@@ -33,6 +33,8 @@ export interface RowSource {
   readonly found: string;
   /** A CSV's encoding, separator and line end (the output keeps them); undefined for the others. */
   readonly layout: CsvLayout | undefined;
+  /** A workbook's sheet read (a workbook output's sheet takes its name). */
+  readonly sheet?: string | undefined;
   readonly sizeBytes: number;
   /** The next rows, or undefined at the end of the file. */
   nextBatch(): Promise<RowBatch | undefined>;

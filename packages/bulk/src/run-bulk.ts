@@ -93,6 +93,7 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
     inputHeader: input.header,
     header: outputHeader(op, input.header, columns),
     layout: input.layout,
+    sheet: input.sheet,
   });
   const { store, outputLock } = await openFiles(options, format, () => input.close());
   const abandon = options.abandon ?? new AbortController();

@@ -10,8 +10,11 @@
 //   (c) resume: the 20,000-row run SIGKILLed at a random point, then run again
 //   (p) pacing: default settings and fixed concurrencies against the sandbox's service models
 //   (pacing.ts), each against the ceiling the service allows
+//   (x) xlsx: a 100,000-row Excel workbook and the same rows as CSV, each enriched from a warm cache
+//   (xlsx.ts): wall time and peak RSS side by side
 // Inputs are generated in a temp dir. BENCH_ROWS / BENCH_BIG_ROWS / BENCH_BIG_DISTINCT scale it down;
-// BENCH_SECTIONS=pacing runs the pacing section alone, BENCH_SECTIONS=throughput all but it.
+// BENCH_SECTIONS=pacing runs the pacing section alone, BENCH_SECTIONS=throughput (a), (b), (c) and
+// (s) alone, BENCH_SECTIONS=xlsx (x) alone.
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -21,6 +24,7 @@ import { DEMO_KEY } from '@enrich/sandbox';
 import { type PacingResult, pacingBench, pacingTargetMet } from './pacing.js';
 import { BIN, enrich, type Run, script, startSandbox } from './processes.js';
 import { writeReferences } from './references.js';
+import { xlsxBench } from './xlsx.js';
 
 const LATENCY_MS = 50;
 const CONCURRENCY = 32;
@@ -35,6 +39,7 @@ const BIG_DISTINCT = Number(process.env.BENCH_BIG_DISTINCT ?? 10_000);
 const sections = process.env.BENCH_SECTIONS ?? 'all';
 const throughputSection = sections === 'all' || sections === 'throughput';
 const pacingSection = sections === 'all' || sections === 'pacing';
+const xlsxSection = sections === 'all' || sections === 'xlsx';
 const dir = mkdtempSync(join(tmpdir(), 'enrich-bench-'));
 const log = (text: string) => process.stderr.write(`bench: ${text}\n`);
 const phone = (i: number) => `555${String(1_000_000 + i).padStart(7, '0')}`;
@@ -258,6 +263,7 @@ async function throughputAndCost(): Promise<void> {
 let pacing: PacingResult[] = [];
 try {
   if (throughputSection) await throughputAndCost();
+  if (xlsxSection) await xlsxBench(dir, LATENCY_MS, row, log);
   if (pacingSection) pacing = await pacingBench(dir, log);
 } finally {
   rmSync(dir, { recursive: true, force: true });
@@ -282,8 +288,9 @@ process.stdout.write(
   `\nenrich benchmark: sandbox over HTTP on 127.0.0.1 (separate process), latency ${LATENCY_MS} ms; enrich = dist/enrich.mjs\n` +
     `machine: ${cpus().length} CPUs, load average at the end ${load} (before: ${loadBefore})\n`,
 );
-if (rows.length > 0) {
-  process.stdout.write(`${table(rows)}\n\ntargets (issue 11), from this run:\n`);
+if (rows.length > 0) process.stdout.write(`${table(rows)}\n`);
+if (targets.length > 0) {
+  process.stdout.write('\ntargets (issue 11), from this run:\n');
   process.stdout.write(
     `${table(targets.map(([what, figure, met]) => [what, figure, met ? 'met' : 'NOT met']))}\n`,
   );
