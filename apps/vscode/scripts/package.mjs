@@ -1,5 +1,5 @@
 // Builds the .vsix: a minified bundle, then @vscode/vsce on a staging folder that holds only what
-// ships (package.json, README.md, CHANGELOG.md, LICENSE, the icons and the three bundles dist/extension.js, sandbox.js and csv.js, as
+// ships (package.json, README.md, CHANGELOG.md, LICENSE, the icons and the four bundles dist/extension.js, sandbox.js, csv.js and excel.js, as
 // .vscodeignore also lists). The staging manifest renames the workspace package `@enrich/vscode` to
 // `enrich-vscode`, since an extension's name may not carry a scope, and drops what only the
 // workspace needs. Everything is bundled, so --no-dependencies.
@@ -30,7 +30,7 @@ for (const file of ['README.md', 'CHANGELOG.md', 'LICENSE', '.vscodeignore']) {
   cpSync(join(root, file), join(staging, file));
 }
 cpSync(join(root, 'media'), join(staging, 'media'), { recursive: true });
-for (const file of ['extension.js', 'sandbox.js', 'csv.js'])
+for (const file of ['extension.js', 'sandbox.js', 'csv.js', 'excel.js'])
   cpSync(join(root, 'dist', file), join(staging, 'dist', file));
 
 const vsce = join(dirname(createRequire(import.meta.url).resolve('@vscode/vsce/package.json')), 'vsce');

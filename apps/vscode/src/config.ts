@@ -50,7 +50,7 @@ export class Config {
     return Math.min(maximum, Math.max(minimum, Math.floor(this.read<number>('historySize'))));
   }
 
-  /** Requests at a time in Enrich CSV: 'auto' (the pace the service allows), or a fixed number. */
+  /** Requests at a time in Enrich File: 'auto' (the pace the service allows), or a fixed number. */
   get concurrency(): number | 'auto' {
     const read = this.read<unknown>('concurrency');
     const { minimum, maximum } = SETTINGS.concurrency;

@@ -1,6 +1,7 @@
-// "Enrich CSV...": from the explorer's context menu or the editor title on a .csv file, or the
-// palette (which asks for the file). The bulk engine and its CSV libraries are a bundle of their
-// own (dist/csv.js, from csv-flow.ts), loaded on first use, so that activation does not parse them.
+// "Enrich File...": from the explorer's context menu or the editor title on a file it takes (.csv,
+// .tsv, .txt, .xlsx, .jsonl, .ndjson: file-kinds.ts), or the palette (which asks for the file). The
+// bulk engine and its libraries are a bundle of their own (dist/csv.js, from csv-flow.ts), loaded on
+// first use, so that activation does not parse them.
 import type { BulkSummary } from '@enrich/bulk';
 import type * as vscode from 'vscode';
 import type { CommandFactory } from './commands';

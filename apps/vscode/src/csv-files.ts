@@ -1,4 +1,4 @@
-// Where an "Enrich CSV" run reads, writes and remembers, and whose answers it may reuse: the same
+// Where an "Enrich File" run reads, writes and remembers, and whose answers it may reuse: the same
 // choices as the CLI's defaults (the bulk engine's own helpers), so the extension writes the same
 // file as `enrich <op> --in <file>` and shares its answer cache: nothing is bought twice because
 // the other client asked.
@@ -9,6 +9,7 @@ import {
   defaultOutputPath,
   legacyNamespaces,
   planBulk,
+  type SourceChoice,
 } from '@enrich/bulk';
 import type { Operation } from '@enrich/core';
 import type { Ctx } from './ctx';
@@ -25,6 +26,8 @@ export interface CsvRun {
   readonly alsoReads: readonly string[];
   /** API field -> input column, where the user changed the automatic mapping. */
   readonly overrides: Readonly<Record<string, string>>;
+  /** A workbook's sheet the user picked; undefined: the engine reads the first (or the file is no workbook). */
+  readonly sheet: string | undefined;
 }
 
 export function csvRun(
@@ -32,6 +35,7 @@ export function csvRun(
   op: Operation,
   inPath: string,
   overrides: Readonly<Record<string, string>>,
+  sheet?: string,
 ): CsvRun {
   // The session's own sandbox is "sandbox" whatever its port, as the CLI's --sandbox.
   const where = {
@@ -39,6 +43,7 @@ export function csvRun(
     baseUrlV3: ctx.config.baseUrlV3,
     sandbox: ctx.config.trialBase !== undefined,
   };
+  // Beside the input, of its kind: leads.xlsx gives leads.phone-lookup.xlsx.
   const outPath = defaultOutputPath(inPath, op);
   return {
     op,
@@ -48,7 +53,13 @@ export function csvRun(
     namespace: cacheNamespace(op, where),
     alsoReads: legacyNamespaces(op, where),
     overrides,
+    sheet,
   };
+}
+
+/** What the engine is told about reading the input: the sheet picked; a CSV's layout is found. */
+export function sourceChoice(run: CsvRun): SourceChoice {
+  return { sheet: run.sheet };
 }
 
 /** The cost before anything is sent: reads the file and the answer cache, sends nothing. */
@@ -61,6 +72,7 @@ export function planRun(run: CsvRun): Promise<BulkPlan> {
     alsoReads: run.alsoReads,
     maxAgeMs: MAX_AGE_MS,
     overrides: run.overrides,
+    layout: sourceChoice(run),
   });
 }
 

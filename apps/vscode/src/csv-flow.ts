@@ -1,8 +1,10 @@
-// "Enrich CSV..." itself (csv-command.ts loads this file, a bundle of its own, on first use): pick the operation, review the mapping and the cost, confirm,
-// run with progress and Cancel, open `<name>.<operation>.csv`. A run that did not complete is
-// remembered (globalState), so the next "Enrich CSV..." on the file offers to resume it with the
-// same operation and mapping; the answer journal makes resuming spend nothing twice.
-import { BulkError, type BulkSummary, OutputInTheWay } from '@enrich/bulk';
+// "Enrich File..." itself (csv-command.ts loads this file, a bundle of its own, on first use): a CSV
+// (.csv, .tsv, .txt), an Excel workbook (.xlsx) or JSON Lines (.jsonl, .ndjson). Pick the operation
+// (and a workbook's sheet), review the mapping and the cost, confirm, run with progress and Cancel,
+// open `<name>.<operation>.<the input's extension>`. A run that did not complete is remembered
+// (globalState), so the next "Enrich File..." on the file offers to resume it with the same
+// operation, sheet and mapping; the answer journal makes resuming spend nothing twice.
+import { BulkError, type BulkSummary, kindOfName, OutputInTheWay } from '@enrich/bulk';
 import {
   checkApiKey,
   findOperation,
@@ -13,16 +15,21 @@ import {
 } from '@enrich/core';
 import * as vscode from 'vscode';
 import { type CsvRun, costWords, csvRun } from './csv-files';
-import { reviewMapping } from './csv-mapping';
+import { askSheet, reviewMapping } from './csv-mapping';
 import { enrichFile } from './csv-run';
 import type { Ctx } from './ctx';
+import { isEnrichable, openDialogFilters } from './file-kinds';
 import { COMMAND } from './manifest';
+import { showOutput } from './open-output';
+import { type SheetInfo, workbookSheets } from './workbook-sheets';
 
 export const UNFINISHED_KEY = 'enrich.unfinishedCsvRuns';
 
 interface Unfinished {
   readonly operationId: string;
   readonly overrides: Readonly<Record<string, string>>;
+  /** The workbook's sheet, when the user picked one. */
+  readonly sheet?: string | undefined;
 }
 
 export async function enrichCsvFlow(ctx: Ctx, arg?: vscode.Uri): Promise<BulkSummary | undefined> {
@@ -32,7 +39,7 @@ export async function enrichCsvFlow(ctx: Ctx, arg?: vscode.Uri): Promise<BulkSum
   const apiKey = await ctx.refresh();
   if (!apiKey || checkApiKey(apiKey)) {
     const action = await vscode.window.showWarningMessage(
-      'Enrich CSV: set a valid API key first (or try without one: Enrichment: Try Without a Key). Nothing was sent.',
+      'Enrich File: set a valid API key first (or try without one: Enrichment: Try Without a Key). Nothing was sent.',
       'Set API Key',
       'Try Without a Key',
     );
@@ -43,8 +50,17 @@ export async function enrichCsvFlow(ctx: Ctx, arg?: vscode.Uri): Promise<BulkSum
   const started = await chooseOperation(ctx, inPath);
   if (!started) return undefined;
   try {
-    const reviewed = await reviewMapping(csvRun(ctx, started.op, inPath, started.overrides), (overrides) =>
-      csvRun(ctx, started.op, inPath, overrides),
+    // A workbook of several sheets: which one, before the mapping (a resumed run keeps its own).
+    const sheets: SheetInfo[] = kindOfName(inPath) === 'xlsx' ? await workbookSheets(inPath) : [];
+    let sheet = started.sheet;
+    if (sheet === undefined && sheets.length > 1) {
+      sheet = await askSheet(inPath, sheets);
+      if (sheet === undefined) return undefined;
+    }
+    const reviewed = await reviewMapping(
+      csvRun(ctx, started.op, inPath, started.overrides, sheet),
+      (overrides, other) => csvRun(ctx, started.op, inPath, overrides, other),
+      sheets,
     );
     if (!reviewed) return undefined;
     const { run, plan } = reviewed;
@@ -53,20 +69,22 @@ export async function enrichCsvFlow(ctx: Ctx, arg?: vscode.Uri): Promise<BulkSum
       `${run.op.title} on ${shortName(inPath)}: spend ${plan.transactions} transaction${plan.transactions === 1 ? '' : 's'}?`,
       {
         modal: true,
-        detail: `${costWords(plan)} The result goes to ${shortName(run.outPath)}.`,
+        detail: `${costWords(plan)} Read as ${plan.found}. The result goes to ${shortName(run.outPath)}.`,
       },
       spend,
     );
     if (answer !== spend) return undefined;
-    await remember(ctx, inPath, { operationId: run.op.id, overrides: run.overrides });
-    ctx.log.info(`Enrich CSV ${inPath} with ${run.op.title}: ${plan.transactions} transactions planned`);
+    await remember(ctx, inPath, { operationId: run.op.id, overrides: run.overrides, sheet: run.sheet });
+    ctx.log.info(
+      `Enrich File ${inPath} (${plan.found}) with ${run.op.title}: ${plan.transactions} transactions planned`,
+    );
     const summary = await enrichOrReplace(ctx, run, apiKey);
     if (summary) await report(ctx, inPath, run.outPath, summary);
     return summary;
   } catch (error) {
-    // The engine's own words for what stops a run before anything is sent (unreadable CSV, locks...).
+    // The engine's own words for what stops a run before anything is sent (unreadable file, locks...).
     if (!(error instanceof BulkError)) throw error;
-    void vscode.window.showErrorMessage(ctx.scrub(`Enrich CSV: ${error.message}`));
+    void vscode.window.showErrorMessage(ctx.scrub(`Enrich File: ${error.message}`));
     return undefined;
   }
 }
@@ -80,7 +98,7 @@ async function enrichOrReplace(ctx: Ctx, run: CsvRun, apiKey: string): Promise<B
     if (!(error instanceof OutputInTheWay)) throw error;
     const replace = `Replace ${shortName(run.outPath)}`;
     const answer = await vscode.window.showWarningMessage(
-      `${shortName(run.outPath)} exists and was not written by Enrich CSV. Replace it with the result?`,
+      `${shortName(run.outPath)} exists and was not written by Enrich File. Replace it with the result?`,
       { modal: true, detail: 'Nothing has been sent yet. Cancel leaves the file as it is.' },
       replace,
     );
@@ -90,11 +108,11 @@ async function enrichOrReplace(ctx: Ctx, run: CsvRun, apiKey: string): Promise<B
 
 async function report(ctx: Ctx, inPath: string, outPath: string, summary: BulkSummary): Promise<void> {
   const counts = `${summary.transactions} transaction${summary.transactions === 1 ? '' : 's'} spent, ${summary.fromCache} from the cache`;
-  ctx.log.info(`Enrich CSV ${inPath}: ${summary.completed ? 'completed' : 'stopped'}; ${counts}`);
+  ctx.log.info(`Enrich File ${inPath}: ${summary.completed ? 'completed' : 'stopped'}; ${counts}`);
   if (summary.inputError) {
     void vscode.window.showErrorMessage(
       ctx.scrub(
-        `Enrich CSV stopped: ${summary.inputError}. ${counts}; every answer bought is kept: mend the file and run Enrich CSV again, nothing is bought twice.`,
+        `Enrich File stopped: ${summary.inputError}. ${counts}; every answer bought is kept: mend the file and run Enrich File again, nothing is bought twice.`,
       ),
     );
     return;
@@ -103,17 +121,16 @@ async function report(ctx: Ctx, inPath: string, outPath: string, summary: BulkSu
     const why = summary.stopped ? ` (${summary.stopped})` : '';
     void vscode.window.showWarningMessage(
       ctx.scrub(
-        `Enrich CSV stopped${why}: ${counts}. Every answer bought is kept; run Enrich CSV on ${shortName(inPath)} again to finish without paying twice.`,
+        `Enrich File stopped${why}: ${counts}. Every answer bought is kept; run Enrich File on ${shortName(inPath)} again to finish without paying twice.`,
       ),
     );
     return;
   }
   await forget(ctx, inPath);
-  await vscode.window.showTextDocument(vscode.Uri.file(outPath), { preview: false });
-  void vscode.window.showInformationMessage(
-    ctx.scrub(
-      `Enrich CSV: wrote ${shortName(outPath)}; ${counts}; ${summary.ok} ok, ${summary.noMatch} no match, ${summary.invalid - summary.blank} invalid, ${summary.blank} blank, ${summary.errors} errors.${paceSentence(summary)}`,
-    ),
+  await showOutput(
+    ctx,
+    outPath,
+    `Enrich File: wrote ${shortName(outPath)}; ${counts}; ${summary.ok} ok, ${summary.noMatch} no match, ${summary.invalid - summary.blank} invalid, ${summary.blank} blank, ${summary.errors} errors.${paceSentence(summary)}`,
   );
 }
 
@@ -125,11 +142,15 @@ function paceSentence(summary: BulkSummary): string {
   return ` Pace: ${paceReachedText(summary.pace)}${throttled}.`;
 }
 
-/** The operation, or the unfinished run on this file (same operation and mapping) to resume. */
+/** The operation, or the unfinished run on this file (same operation, sheet and mapping) to resume. */
 async function chooseOperation(ctx: Ctx, inPath: string) {
   const unfinished = ctx.extension.globalState.get<Record<string, Unfinished>>(UNFINISHED_KEY, {})[inPath];
   const resumeOp = unfinished ? findOperation(unfinished.operationId) : undefined;
-  type Item = vscode.QuickPickItem & { op: Operation; overrides?: Readonly<Record<string, string>> };
+  type Item = vscode.QuickPickItem & {
+    op: Operation;
+    overrides?: Readonly<Record<string, string>>;
+    sheet?: string | undefined;
+  };
   const items: Item[] = [
     ...(resumeOp && unfinished
       ? [
@@ -138,6 +159,7 @@ async function chooseOperation(ctx: Ctx, inPath: string) {
             description: 'answers already bought are not paid again',
             op: resumeOp,
             overrides: unfinished.overrides,
+            sheet: unfinished.sheet,
           },
         ]
       : []),
@@ -147,7 +169,7 @@ async function chooseOperation(ctx: Ctx, inPath: string) {
     title: `Enrich ${shortName(inPath)}: which operation?`,
     ignoreFocusOut: true,
   });
-  return chosen ? { op: chosen.op, overrides: chosen.overrides ?? {} } : undefined;
+  return chosen ? { op: chosen.op, overrides: chosen.overrides ?? {}, sheet: chosen.sheet } : undefined;
 }
 
 async function remember(ctx: Ctx, inPath: string, run: Unfinished): Promise<void> {
@@ -163,13 +185,15 @@ async function forget(ctx: Ctx, inPath: string): Promise<void> {
   await ctx.extension.globalState.update(UNFINISHED_KEY, rest);
 }
 
+/** From the palette: the file in the active editor when it is one the command takes, else the picker's. */
 async function askFile(): Promise<vscode.Uri | undefined> {
   const active = vscode.window.activeTextEditor?.document.uri;
-  if (active?.scheme === 'file' && active.fsPath.toLowerCase().endsWith('.csv')) return active;
+  if (active?.scheme === 'file' && isEnrichable(active.fsPath)) return active;
   const picked = await vscode.window.showOpenDialog({
     canSelectMany: false,
-    filters: { CSV: ['csv'] },
-    title: 'Enrich CSV',
+    filters: openDialogFilters(),
+    openLabel: 'Enrich',
+    title: 'Enrich File: a CSV, Excel workbook or JSON Lines file',
   });
   return picked?.[0];
 }

@@ -1,4 +1,4 @@
-// Runs "Enrich CSV" on the shared bulk engine behind a progress notification with Cancel, then
+// Runs "Enrich File" on the shared bulk engine behind a progress notification with Cancel, then
 // opens the result. The engine journals every paid answer before its row counts as done, so a run
 // stopped by Cancel, a window reload or a crash is resumed by running it again: the answers already
 // bought come from the journal and only the rest is sent (and paid for).
@@ -11,7 +11,7 @@ import {
 } from '@enrich/bulk';
 import { createScrubber, DEFAULT_RETRY_POLICY, outputColumns, paceText } from '@enrich/core';
 import * as vscode from 'vscode';
-import { type CsvRun, MAX_AGE_MS } from './csv-files';
+import { type CsvRun, MAX_AGE_MS, sourceChoice } from './csv-files';
 import type { Ctx } from './ctx';
 
 /** `force`: replace an output file that is not one of ours (the user said so). */
@@ -44,6 +44,7 @@ export async function enrichFile(
             maxAgeMs: MAX_AGE_MS,
             columns: outputColumns(run.op),
             overrides: run.overrides,
+            layout: sourceChoice(run),
             // As the CLI without --fields: every field an answer has gets a column.
             allExtras: true,
             abandon,

@@ -3,6 +3,7 @@
 // `pnpm --filter @enrich/vscode manifest` writes it into package.json; a unit test fails when the
 // two disagree, so that a change to the catalog cannot leave the manifest behind.
 import { OPERATIONS, type Operation } from '@enrich/core';
+import { ENRICHABLE_FILE } from './file-kinds';
 import { CONFIG_SECTION, SETTINGS, type SettingName, settingId } from './settings-schema';
 
 export const CATEGORY = 'Enrichment';
@@ -60,7 +61,8 @@ const GENERAL_COMMANDS: readonly (CommandContribution & { readonly palette: bool
     category: CATEGORY,
     palette: TRYING_CONTEXT,
   },
-  { command: COMMAND.enrichCsv, title: 'Enrich CSV...', category: CATEGORY, palette: true },
+  // The id stays enrichCsv (key bindings and scripts name it); the title says it takes more than CSV.
+  { command: COMMAND.enrichCsv, title: 'Enrich File...', category: CATEGORY, palette: true },
   { command: COMMAND.showHistory, title: 'Show History', category: CATEGORY, palette: true },
   {
     command: COMMAND.copyLastRequestAsCurl,
@@ -76,8 +78,6 @@ const GENERAL_COMMANDS: readonly (CommandContribution & { readonly palette: bool
   { command: COMMAND.clearHistory, title: 'Clear History', icon: '$(clear-all)', palette: false },
 ];
 
-const CSV_FILE = 'resourceExtname == .csv && !explorerResourceIsFolder';
-
 export function contributes() {
   const onHistoryEntry = `view == ${HISTORY_VIEW} && viewItem == ${HISTORY_ITEM}`;
   return {
@@ -90,9 +90,10 @@ export function contributes() {
         command: c.command,
         when: c.palette === false ? 'false' : c.palette,
       })),
-      // On .csv files: the explorer's context menu and the editor's title bar menu.
-      'explorer/context': [{ command: COMMAND.enrichCsv, when: CSV_FILE, group: '7_modification@9' }],
-      'editor/title': [{ command: COMMAND.enrichCsv, when: CSV_FILE, group: '1_run@9' }],
+      // On the files it takes (.csv, .tsv, .txt, .xlsx, .jsonl, .ndjson): the explorer's context
+      // menu and the editor's title bar menu.
+      'explorer/context': [{ command: COMMAND.enrichCsv, when: ENRICHABLE_FILE, group: '7_modification@9' }],
+      'editor/title': [{ command: COMMAND.enrichCsv, when: ENRICHABLE_FILE, group: '1_run@9' }],
       'view/title': [{ command: COMMAND.clearHistory, when: `view == ${HISTORY_VIEW}`, group: 'navigation' }],
       'view/item/context': [
         { command: COMMAND.rerun, when: onHistoryEntry, group: 'inline@1' },

@@ -47,7 +47,7 @@ export const SETTINGS = {
     minimum: 1,
     maximum: 256,
     markdownDescription:
-      'Requests at a time in **Enrich CSV**. `auto` finds the pace the service allows from its answers (more while answers keep their time; fewer when they slow down, on 5xx, or on a 429, after which requests are also paced per second just under the limit). A number (1 to 256) fixes it: set one only when you know what the provider allows.',
+      'Requests at a time in **Enrich File**. `auto` finds the pace the service allows from its answers (more while answers keep their time; fewer when they slow down, on 5xx, or on a 429, after which requests are also paced per second just under the limit). A number (1 to 256) fixes it: set one only when you know what the provider allows.',
   },
   maxConcurrency: {
     type: 'integer',
@@ -62,7 +62,7 @@ export const SETTINGS = {
     default: 0,
     minimum: 0,
     markdownDescription:
-      'Never more than this many requests per second in **Enrich CSV**, whatever the service allows (a key shared with another job, say). `0`: no such cap.',
+      'Never more than this many requests per second in **Enrich File**, whatever the service allows (a key shared with another job, say). `0`: no such cap.',
   },
   resultView: {
     type: 'string',

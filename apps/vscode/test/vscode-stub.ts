@@ -9,15 +9,24 @@ import {
   type ConfigurationTarget,
   Disposable,
   EventEmitter,
+  UIKind,
   Uri,
 } from './stub/base';
 import { InputBoxStub, type Item, QuickPickStub, showInputBox, showQuickPick } from './stub/quick-input';
-import { type Message, type ProgressRecord, resetUi, ui } from './stub/ui';
+import { type Message, type OpenDialogOptions, type ProgressRecord, resetUi, ui } from './stub/ui';
 import { WebviewPanelStub } from './stub/webview';
 
 export * from './stub/base';
 export * from './stub/context';
-export { type Message, type ProgressRecord, type Reply, reply, type Seen, ui } from './stub/ui';
+export {
+  type Message,
+  type OpenDialogOptions,
+  type ProgressRecord,
+  type Reply,
+  reply,
+  type Seen,
+  ui,
+} from './stub/ui';
 export { ViewColumn, WebviewPanelStub } from './stub/webview';
 
 function message(severity: Message['severity']) {
@@ -68,8 +77,9 @@ export const window = {
   createQuickPick: <T extends Item>() => new QuickPickStub<T>(),
   showInputBox,
   showQuickPick,
-  async showOpenDialog(): Promise<Uri[] | undefined> {
-    return undefined;
+  async showOpenDialog(options: OpenDialogOptions = {}): Promise<Uri[] | undefined> {
+    ui.openDialogs.push(options);
+    return ui.openDialog(options);
   },
   showInformationMessage: message('info'),
   showWarningMessage: message('warning'),
@@ -176,6 +186,13 @@ export const commands = {
 };
 
 export const env = {
+  /** A desktop window on this machine unless a test says otherwise. */
+  uiKind: UIKind.Desktop,
+  remoteName: undefined as string | undefined,
+  async openExternal(target: Uri): Promise<boolean> {
+    ui.openedExternally.push(target);
+    return true;
+  },
   clipboard: {
     async writeText(text: string) {
       ui.clipboard = text;
@@ -191,4 +208,6 @@ export function resetStub(): void {
   registered.clear();
   contentProviders.clear();
   window.activeTextEditor = undefined;
+  env.uiKind = UIKind.Desktop;
+  env.remoteName = undefined;
 }

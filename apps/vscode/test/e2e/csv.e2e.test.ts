@@ -1,9 +1,10 @@
-// Enrich CSV in code-server, from the explorer's context menu, on a 500-row file (duplicates, blank
-// rows, invalid phones) against a sandbox the test starts, which counts what it is paid for: the
-// cost shown before confirming equals what is spent; Cancel mid-run, reload the window, run again:
-// nothing is bought twice, the sandbox counted exactly the distinct valid requests, and the output
-// equals the CLI's for the same input, byte for byte. The run paces itself (enrich.concurrency
-// auto, capped by enrich.maxConcurrency from settings.json) and says so in core's words.
+// Enrich File in code-server on a CSV, from the explorer's context menu, on a 500-row file
+// (duplicates, blank rows, invalid phones) against a sandbox the test starts, which counts what it
+// is paid for: the cost shown before confirming equals what is spent; Cancel mid-run, reload the
+// window, run again: nothing is bought twice, the sandbox counted exactly the distinct valid
+// requests, and the output equals the CLI's for the same input, byte for byte. The run paces itself
+// (enrich.concurrency auto, capped by enrich.maxConcurrency from settings.json) and says so in
+// core's words.
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -60,12 +61,12 @@ afterEach((test) => screenshotIfFailed(page, test.task));
 
 afterAll(() => closeAll(context, server, sandbox));
 
-/** Right-click leads.csv in the explorer and choose "Enrich CSV...". */
+/** Right-click leads.csv in the explorer and choose "Enrich File...". */
 async function enrichFromExplorer(): Promise<void> {
   const row = page.locator('.explorer-folders-view .monaco-list-row', {
     has: page.locator('.label-name', { hasText: /^leads\.csv$/ }),
   });
-  const item = page.locator('.context-view .action-label', { hasText: 'Enrich CSV...' });
+  const item = page.locator('.context-view .action-label', { hasText: 'Enrich File...' });
   // Right after a reload the menu may open before the extension's contributions are registered:
   // close it and open it again, a bounded number of times.
   for (let attempt = 1; ; attempt++) {
@@ -104,7 +105,7 @@ async function confirm(transactions: number): Promise<void> {
   await modal.locator('.monaco-button', { hasText: `Enrich (${transactions} transaction` }).click();
 }
 
-describe('Enrich CSV in code-server', () => {
+describe('Enrich File on a CSV in code-server', () => {
   it('sets the key', async () => {
     await runCommand(page, 'Enrichment: Set API Key');
     await quickInput(page).filter({ hasText: 'Set API Key' }).waitFor({ state: 'visible' });
@@ -135,7 +136,7 @@ describe('Enrich CSV in code-server', () => {
     expect(progress).toMatch(/\d+ of about \d+ rows, \d+ transactions? spent; pace [\d.]+\/s, \d+ in flight/);
     expect(Object.values(PACE_CHANGES).some((words) => progress.includes(`(${words})`))).toBe(true);
     await toast.locator('.monaco-button', { hasText: 'Cancel' }).click();
-    await notification(page, 'Enrich CSV stopped').waitFor({ timeout: 30_000 });
+    await notification(page, 'Enrich File stopped').waitFor({ timeout: 30_000 });
     // Requests in flight answer within their grace; then nothing more arrives.
     await new Promise((r) => setTimeout(r, 1500));
     spentBeforeResume = sandbox.sandbox.transactions(KEY);
@@ -154,7 +155,7 @@ describe('Enrich CSV in code-server', () => {
     expect(shownAgain).toBe(leads.distinctValid - spentBeforeResume);
     await confirm(shownAgain);
     await page.locator('.tab', { hasText: 'leads.phone-lookup.csv' }).waitFor({ timeout: 120_000 });
-    const done = notification(page, 'Enrich CSV: wrote leads.phone-lookup.csv');
+    const done = notification(page, 'Enrich File: wrote leads.phone-lookup.csv');
     await done.waitFor();
     await screenshot(page, 'csv-4-result');
     // The pace reached, found by itself within enrich.maxConcurrency (no 429 from this sandbox).

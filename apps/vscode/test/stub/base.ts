@@ -105,6 +105,11 @@ export enum ProgressLocation {
   Notification = 15,
 }
 
+export enum UIKind {
+  Desktop = 1,
+  Web = 2,
+}
+
 export enum ConfigurationTarget {
   Global = 1,
   Workspace = 2,

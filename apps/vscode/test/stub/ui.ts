@@ -37,6 +37,14 @@ export interface Seen {
   readonly totalSteps: number | undefined;
 }
 
+/** What the extension asked the file picker for (showOpenDialog's options). */
+export interface OpenDialogOptions {
+  readonly canSelectMany?: boolean;
+  readonly filters?: Record<string, string[]>;
+  readonly openLabel?: string;
+  readonly title?: string;
+}
+
 export interface ProgressRecord {
   readonly title: string | undefined;
   readonly messages: string[];
@@ -55,6 +63,11 @@ function freshUi() {
     /** Called when a progress starts, e.g. to cancel it. */
     onProgress: (_record: ProgressRecord): void => {},
     output: [] as string[],
+    openDialogs: [] as OpenDialogOptions[],
+    /** The file picker's answer; by default none (the user closed it). */
+    openDialog: (_options: OpenDialogOptions): Uri[] | undefined => undefined,
+    /** What env.openExternal was given (a file opened with the system's app). */
+    openedExternally: [] as Uri[],
     statusBarMessages: [] as string[],
     executed: [] as { command: string; args: unknown[] }[],
     clipboard: '',

@@ -12,7 +12,7 @@ describe('dist/extension.js', () => {
     const required = [...bundle.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1] ?? '');
     expect(required).toContain('vscode');
     const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
-    // The other two bundles, required only by "Try Without a Key" and "Enrich CSV...".
+    // The other two bundles, required only by "Try Without a Key" and "Enrich File...".
     expect(required.filter((name) => name !== 'vscode' && !builtins.has(name)).sort()).toEqual([
       './csv.js',
       './sandbox.js',
@@ -39,6 +39,18 @@ describe('dist/extension.js', () => {
     }
     const required = [...csv.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1] ?? '');
     const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
-    expect(required.filter((name) => name !== 'vscode' && !builtins.has(name))).toEqual([]);
+    // exceljs, required only when a workbook is read or written.
+    expect(required.filter((name) => name !== 'vscode' && !builtins.has(name))).toEqual(['./excel.js']);
+  });
+
+  it('leaves exceljs out of the bulk engine: its own file, loaded only for a workbook', () => {
+    const csv = readFileSync(new URL('../../dist/csv.js', import.meta.url), 'utf8');
+    const excel = readFileSync(new URL('../../dist/excel.js', import.meta.url), 'utf8');
+    // The stream writer's part names, which only exceljs holds.
+    expect(excel).toContain('xl/sharedStrings.xml');
+    expect(csv).not.toContain('xl/sharedStrings.xml');
+    const required = [...excel.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1] ?? '');
+    const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
+    expect(required.filter((name) => !builtins.has(name))).toEqual([]);
   });
 });

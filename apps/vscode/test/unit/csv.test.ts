@@ -1,6 +1,6 @@
-// "Enrich CSV..." on the shared bulk engine against a real sandbox over HTTP: the cost shown before
-// confirming equals what the run spends; Cancel, then run again, spends nothing twice; the mapping
-// can be changed before anything is sent.
+// "Enrich File..." on a CSV, on the shared bulk engine against a real sandbox over HTTP: the cost
+// shown before confirming equals what the run spends; Cancel, then run again, spends nothing twice;
+// the mapping can be changed before anything is sent.
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,7 +46,7 @@ const confirmModal = () => {
   ui.answer = (m) => (m.modal ? m.actions[0] : undefined);
 };
 
-describe('Enrich CSV', () => {
+describe('Enrich File on a CSV', () => {
   it('shows the cost, and the run spends exactly that; the result opens beside the input', async () => {
     harness = await activateWithSandbox();
     const path = csvFile();
@@ -56,7 +56,7 @@ describe('Enrich CSV', () => {
     const modal = ui.messages.find((m) => m.modal);
     expect(modal?.text).toBe('Phone Lookup on leads.csv: spend 4 transactions?');
     expect(modal?.detail).toMatch(
-      /^9 rows: 4 distinct valid requests, 0 answers already cached, 1 blank, 1 invalid\. Transactions to spend: 4\. The result goes to leads\.phone-lookup\.csv\.$/,
+      /^9 rows: 4 distinct valid requests, 0 answers already cached, 1 blank, 1 invalid\. Transactions to spend: 4\. Read as UTF-8 \(detected\), comma-separated \(detected\)\. The result goes to leads\.phone-lookup\.csv\.$/,
     );
     expect(modal?.actions).toEqual(['Enrich (4 transactions)']);
     expect(summary?.completed).toBe(true);
@@ -76,7 +76,7 @@ describe('Enrich CSV', () => {
     ]);
   });
 
-  it('a CSV that breaks off mid-file is refused by the plan, before anything is sent', async () => {
+  it('a CSV that breaks off mid-file is refused in the review, before anything is sent', async () => {
     harness = await activateWithSandbox();
     const path = csvFile(
       ['Name,Phone', 'A,5550102030', 'Bob "The Builder" Smith,5550102031', 'C,5550102032'].join('\n'),
@@ -100,9 +100,9 @@ describe('Enrich CSV', () => {
     reply({ pick: 'Phone Lookup' }, { pick: '$(play) Enrich: spend 4 transactions' });
     ui.answer = (m) => (m.text.includes('spend') ? m.actions[0] : undefined);
     expect(await enrich(path)).toBeUndefined();
-    const asked = ui.messages.find((m) => m.text.includes('was not written by Enrich CSV'));
+    const asked = ui.messages.find((m) => m.text.includes('was not written by Enrich File'));
     expect(asked?.text).toBe(
-      'leads.phone-lookup.csv exists and was not written by Enrich CSV. Replace it with the result?',
+      'leads.phone-lookup.csv exists and was not written by Enrich File. Replace it with the result?',
     );
     expect(asked?.actions).toEqual(['Replace leads.phone-lookup.csv']);
     expect(readFileSync(out, 'utf8')).toBe('quarter,revenue\nQ1,100\n');
@@ -153,7 +153,7 @@ describe('Enrich CSV', () => {
     const bought = harness.server.sandbox.transactions(TEST_KEY);
     expect(bought).toBeGreaterThan(0);
     expect(bought).toBeLessThan(40);
-    expect(ui.messages.at(-1)?.text).toMatch(/^Enrich CSV stopped.*again to finish without paying twice/);
+    expect(ui.messages.at(-1)?.text).toMatch(/^Enrich File stopped.*again to finish without paying twice/);
 
     ui.onProgress = () => {};
     // The unfinished run is offered first; its cost counts the answers already bought as cached.
@@ -183,7 +183,7 @@ describe('Enrich CSV', () => {
 // The same controller as the CLI's (core's Pace, through the bulk engine), against a sandbox over
 // HTTP that rate-limits like a gateway: 40 requests a second per key (a token bucket), 429 +
 // Retry-After: 1 past it, 100 ms an answer.
-describe('Enrich CSV paces itself', () => {
+describe('Enrich File paces itself', () => {
   const RATE_LIMITED = { rate: 40, latencyMs: 100 };
   const phones = Array.from({ length: 400 }, (_, i) => `5551${String(100_000 + i).padStart(6, '0')}`);
 
@@ -216,7 +216,7 @@ describe('Enrich CSV paces itself', () => {
     }
     // The message after the run: the pace reached, found by itself, and the 429s when there were any.
     const closing = ui.messages.at(-1)?.text ?? '';
-    expect(closing).toMatch(/^Enrich CSV: wrote leads\.phone-lookup\.csv; 400 transactions spent/);
+    expect(closing).toMatch(/^Enrich File: wrote leads\.phone-lookup\.csv; 400 transactions spent/);
     expect(closing).toMatch(/ Pace: [\d.]+ answers\/s; found by itself: up to \d+ at a time/);
     if (stats.throttled > 0) {
       expect(closing).toContain(`; 429 answers: ${stats.throttled} (`);

@@ -41,6 +41,7 @@ describe('the extension package', () => {
         'dist/extension.js',
         'dist/sandbox.js',
         'dist/csv.js',
+        'dist/excel.js',
         'media/enrich.svg',
         'media/icon.png',
         'package.json',
