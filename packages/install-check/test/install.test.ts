@@ -5,6 +5,7 @@
 //   b. the sandbox: `enrich-sandbox --port N` starts and answers a Phone Lookup
 //   c. the SDK in a fresh strict NodeNext TypeScript project: typechecks (with @ts-expect-error
 //      lines that must be errors) and runs against the installed sandbox
+//   d. the MCP server: `enrich-mcp --sandbox` starts and answers a tool call over stdio (JSON-RPC)
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -77,6 +78,7 @@ async function freePort(): Promise<number> {
 let cliTarball = '';
 let sandboxTarball = '';
 let coreTarball = '';
+let mcpTarball = '';
 let sandboxUrl = '';
 
 beforeAll(async () => {
@@ -84,6 +86,7 @@ beforeAll(async () => {
   cliTarball = pack('cli');
   sandboxTarball = pack('sandbox');
   coreTarball = pack('core');
+  mcpTarball = pack('mcp');
 
   // (b) is also what (c) runs against: start the installed sandbox once.
   const bin = installGlobally(sandboxTarball, 'sandbox');
@@ -314,5 +317,69 @@ void client.phoneLookup({ Phone: '5550102030' });
     }
     expect(output).toMatch(/TS2578: Unused '@ts-expect-error' directive/);
     rmSync(join(project, 'src', 'loose.ts'));
+  });
+});
+
+describe('the MCP server tarball, installed globally', () => {
+  it('has no runtime dependencies', () => {
+    const manifest = manifestIn(mcpTarball);
+    expect(manifest.dependencies ?? {}).toEqual({});
+    expect(manifest.bin).toEqual({ 'enrich-mcp': './dist/enrich-mcp.mjs' });
+  });
+
+  it('enrich-mcp --sandbox starts and answers a tool call over stdio', async () => {
+    const bin = installGlobally(mcpTarball, 'mcp');
+    expect(run(bin, 'enrich-mcp', ['--version'], work).trim()).toBe(versionOf('mcp'));
+    const child = spawn(join(bin, 'enrich-mcp'), ['--sandbox'], {
+      cwd: work,
+      env: { PATH: `${bin}:${nodeDir}:/usr/bin:/bin`, HOME: work, ENRICH_CACHE_DIR: join(work, 'mcp-cache') },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    // Newline-delimited JSON-RPC, as an MCP client speaks it over stdio.
+    const answers = new Map<number, { result?: Record<string, unknown> }>();
+    let buffered = '';
+    child.stdout?.on('data', (chunk) => {
+      buffered += String(chunk);
+      for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+        const message = JSON.parse(buffered.slice(0, end));
+        buffered = buffered.slice(end + 1);
+        answers.set(message.id, message);
+      }
+    });
+    const send = (message: Record<string, unknown>) =>
+      child.stdin?.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    const answer = async (id: number) => {
+      for (let waited = 0; !answers.has(id); waited += 50) {
+        if (waited > 30_000) throw new Error(`no answer to request ${id}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return answers.get(id)?.result ?? {};
+    };
+    send({
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'install-check', version: '1' },
+      },
+    });
+    expect(await answer(1)).toMatchObject({ serverInfo: { name: 'enrich-mcp', version: versionOf('mcp') } });
+    send({ method: 'notifications/initialized' });
+    send({ id: 2, method: 'tools/list' });
+    const { tools } = (await answer(2)) as { tools: { name: string }[] };
+    expect(tools.map((t) => t.name)).toContain('phone_lookup');
+    send({
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'phone_lookup', arguments: { Phone: '(555) 010-2030' } },
+    });
+    const result = (await answer(3)) as { isError?: boolean; structuredContent: { Name: { FName: string } } };
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent.Name.FName).toMatch(/^[A-Z]+$/);
+    child.stdin?.end();
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
   });
 });

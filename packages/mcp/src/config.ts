@@ -1,0 +1,127 @@
+// The server's configuration: flags, then environment variables, then defaults. Configured as the
+// CLI is (ENRICH_API_KEY, ENRICH_BASE_URL, ENRICH_BASE_URL_V3, --sandbox), plus what is the
+// server's own: the answer cache's folder, the budget and the confirmation threshold.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+export const ENV = {
+  apiKey: 'ENRICH_API_KEY',
+  baseUrl: 'ENRICH_BASE_URL',
+  baseUrlV3: 'ENRICH_BASE_URL_V3',
+  cacheDir: 'ENRICH_CACHE_DIR',
+  maxTransactions: 'ENRICH_MAX_TRANSACTIONS',
+  confirmAbove: 'ENRICH_CONFIRM_ABOVE',
+} as const;
+
+/** The answer cache's file inside its folder: the CLI's journal format (`enrich ... --cache <it>`). */
+export const CACHE_FILE_NAME = 'answers.jsonl';
+
+/** Paid calls this process makes without asking the person (where the client can be asked). */
+export const DEFAULT_CONFIRM_ABOVE = 10;
+
+/** Cached answers are reused while this fresh (the CLI's default --max-age). */
+export const MAX_AGE_MS = 30 * 24 * 3600 * 1000;
+
+export interface Config {
+  readonly sandbox: boolean;
+  readonly baseUrl: string | undefined;
+  readonly baseUrlV3: string | undefined;
+  readonly cachePath: string;
+  /** Transactions this process may spend; undefined: no budget. */
+  readonly maxTransactions: number | undefined;
+  /** Paid calls made without an elicitation; beyond it, each asks (where the client can). */
+  readonly confirmAbove: number;
+}
+
+export type Parsed =
+  | { readonly kind: 'run'; readonly config: Config }
+  | { readonly kind: 'help' }
+  | { readonly kind: 'version' }
+  | { readonly kind: 'usage'; readonly message: string };
+
+export const HELP = `enrich-mcp: the enrichment API's operations as MCP tools, over stdio.
+
+Usage: enrich-mcp [--sandbox] [--max-transactions N] [--confirm-above N] [--cache-dir DIR]
+
+  --sandbox               use the embedded sandbox on 127.0.0.1 with its demo key (no key, nothing billed)
+  --max-transactions N    spend at most N transactions in this process (or ENRICH_MAX_TRANSACTIONS)
+  --confirm-above N       ask the person before each paid call once N have been made (default ${DEFAULT_CONFIRM_ABOVE};
+                          0 asks before every one; or ENRICH_CONFIRM_ABOVE), where the client supports it
+  --cache-dir DIR         the answer cache's folder (or ENRICH_CACHE_DIR; default: the user's cache folder)
+  --base-url URL          base of the v2 operations (or ENRICH_BASE_URL)
+  --base-url-v3 URL       base of the v3 operations (or ENRICH_BASE_URL_V3)
+  --help, --version
+
+The key comes from ENRICH_API_KEY. Only JSON-RPC is written on stdout; logs go to stderr.
+`;
+
+/** The platform's folder for caches: XDG on Linux, ~/Library/Caches on macOS, %LOCALAPPDATA% on Windows. */
+export function defaultCacheDir(
+  env: Readonly<Record<string, string | undefined>>,
+  platform: NodeJS.Platform = process.platform,
+  home: string = homedir(),
+): string {
+  if (platform === 'win32')
+    return join(env.LOCALAPPDATA || join(home, 'AppData', 'Local'), 'enrich', 'Cache');
+  if (platform === 'darwin') return join(home, 'Library', 'Caches', 'enrich');
+  return join(env.XDG_CACHE_HOME || join(home, '.cache'), 'enrich');
+}
+
+function whole(text: string, what: string): number | string {
+  if (!/^[0-9]+$/.test(text.trim()))
+    return `${what} must be a whole number of at least 0; got ${JSON.stringify(text)}`;
+  return Number(text.trim());
+}
+
+export function parseConfig(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): Parsed {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({
+      args: [...argv],
+      options: {
+        sandbox: { type: 'boolean' },
+        'max-transactions': { type: 'string' },
+        'confirm-above': { type: 'string' },
+        'cache-dir': { type: 'string' },
+        'base-url': { type: 'string' },
+        'base-url-v3': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    return { kind: 'usage', message: (error as Error).message };
+  }
+  if (values.help) return { kind: 'help' };
+  if (values.version) return { kind: 'version' };
+  const budgetText = (values['max-transactions'] as string | undefined) ?? env[ENV.maxTransactions];
+  const budget =
+    budgetText === undefined || budgetText.trim() === ''
+      ? undefined
+      : whole(budgetText, `--max-transactions (${ENV.maxTransactions})`);
+  if (typeof budget === 'string') return { kind: 'usage', message: budget };
+  const confirmText = (values['confirm-above'] as string | undefined) ?? env[ENV.confirmAbove];
+  const confirm =
+    confirmText === undefined || confirmText.trim() === ''
+      ? DEFAULT_CONFIRM_ABOVE
+      : whole(confirmText, `--confirm-above (${ENV.confirmAbove})`);
+  if (typeof confirm === 'string') return { kind: 'usage', message: confirm };
+  const cacheDir = (values['cache-dir'] as string | undefined) || env[ENV.cacheDir] || defaultCacheDir(env);
+  return {
+    kind: 'run',
+    config: {
+      sandbox: values.sandbox === true,
+      baseUrl: (values['base-url'] as string | undefined) ?? env[ENV.baseUrl],
+      baseUrlV3: (values['base-url-v3'] as string | undefined) ?? env[ENV.baseUrlV3],
+      cachePath: join(cacheDir, CACHE_FILE_NAME),
+      maxTransactions: budget,
+      confirmAbove: confirm,
+    },
+  };
+}

@@ -1,0 +1,276 @@
+// quote and enrich_file: a file through the shared bulk engine, never spending without a
+// confirmation. A quote (or enrich_file without a token) reads the file and the answer cache,
+// sends nothing, and returns the plan with a one-time token; only enrich_file with that token (the
+// same operation, path, out and map, within TOKEN_TTL_MS) runs it, after the person answered an
+// elicitation where the client supports one. The run never spends more than the plan said: the
+// plan's figure is the run's budget, and a plan that grew in between is quoted again instead.
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import {
+  BulkError,
+  type BulkPlan,
+  createHttpTransport,
+  defaultOutputPath,
+  OutputInTheWay,
+  planBulk,
+  runBulk,
+} from '@enrich/bulk';
+import { DEFAULT_RETRY_POLICY, OPERATIONS, type Operation, outputColumns } from '@enrich/core';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Budget } from './budget.js';
+import { type Config, MAX_AGE_MS } from './config.js';
+import { ask } from './confirm.js';
+import { type Connection, namespacesOf } from './connection.js';
+import { errorResult } from './reading.js';
+import { operationNamed, toolName } from './tools.js';
+
+/** How long a quote's token may be used. */
+export const TOKEN_TTL_MS = 15 * 60 * 1000;
+
+interface FileRequest {
+  readonly op: Operation;
+  readonly inPath: string;
+  readonly outPath: string;
+  readonly map: Readonly<Record<string, string>>;
+}
+
+interface Quote {
+  readonly request: FileRequest;
+  readonly plan: BulkPlan;
+  readonly expires: number;
+}
+
+export interface FileToolsDeps {
+  readonly server: Server;
+  readonly config: Config;
+  readonly connection: Connection;
+  readonly budget: Budget;
+  readonly scrub: (text: string) => string;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export class FileTools {
+  private readonly quotes = new Map<string, Quote>();
+
+  constructor(private readonly deps: FileToolsDeps) {}
+
+  async quote(args: Record<string, unknown>): Promise<CallToolResult> {
+    const request = this.request(args);
+    if (typeof request === 'string') return errorResult(request);
+    return this.quoted(request, '');
+  }
+
+  async enrichFile(args: Record<string, unknown>): Promise<CallToolResult> {
+    const request = this.request(args);
+    if (typeof request === 'string') return errorResult(request);
+    const token = typeof args.token === 'string' ? args.token : undefined;
+    if (!token) return this.quoted(request, 'Not run: enrich_file runs only with the token of a quote. ');
+    const quote = this.quotes.get(token);
+    // One use only, whatever happens next.
+    this.quotes.delete(token);
+    if (!quote || quote.expires < Date.now() || !sameRequest(quote.request, request)) {
+      return this.quoted(
+        request,
+        `Not run: that token is unknown, used, expired or for another file, operation or mapping. Nothing was spent. `,
+      );
+    }
+    const { budget, connection } = this.deps;
+    if (!connection.settings) return errorResult(connection.keyProblem ?? 'No API key. Nothing was sent.');
+    const plan = await this.plan(request);
+    if (typeof plan === 'string') return errorResult(plan);
+    if (plan.transactions > quote.plan.transactions) {
+      return this.quoted(
+        request,
+        `Not run: the file or the cache changed since the quote, and it would now spend ${plan.transactions} instead of ${quote.plan.transactions}. Nothing was spent. `,
+      );
+    }
+    const limit = quote.plan.transactions;
+    if (!budget.reserve(limit)) {
+      return errorResult(
+        `Refused before sending: the run would spend up to ${limit} transactions and ${budget.describe()}. Nothing was sent.`,
+        { 'enrich/outcome': 'budget' },
+      );
+    }
+    let settled = false;
+    try {
+      if (limit > 0) {
+        const answer = await ask(
+          this.deps.server,
+          `Enrich ${request.inPath} with ${request.op.title}: ${plan.rows} rows, ${plan.distinct} distinct requests, ${plan.cached} already in the answer cache (free). This spends up to ${limit} paid transaction${limit === 1 ? '' : 's'}. Go ahead?`,
+        );
+        if (answer.answer === 'no') {
+          return errorResult('Not run: the person declined. Nothing was spent.', {
+            'enrich/outcome': 'declined',
+          });
+        }
+      }
+      const summary = await this.run(request, limit);
+      if (typeof summary === 'string') return errorResult(summary);
+      budget.settle(limit, summary.transactions, summary.unanswered);
+      settled = true;
+      const text = [
+        `Enriched ${summary.input} with ${request.op.title} into ${summary.output}.`,
+        `Rows ${summary.rows}: ok ${summary.ok}, no match ${summary.noMatch}, invalid ${summary.invalid}, errors ${summary.errors}, not sent ${summary.notSent}.`,
+        `Distinct requests ${summary.distinct}, ${summary.fromCache} answered free from the answer cache; transactions spent: ${summary.transactions} (quoted: ${limit}).`,
+        summary.stopped ? `The run stopped sending: ${summary.stopped}.` : '',
+        `${budget.describe()}.`,
+      ].filter(Boolean);
+      return {
+        ...(summary.completed ? {} : { isError: true }),
+        content: [{ type: 'text', text: text.join('\n') }],
+        structuredContent: {
+          output: summary.output,
+          rows: summary.rows,
+          ok: summary.ok,
+          noMatch: summary.noMatch,
+          invalid: summary.invalid,
+          errors: summary.errors,
+          notSent: summary.notSent,
+          distinct: summary.distinct,
+          fromCache: summary.fromCache,
+          transactions: summary.transactions,
+          quoted: limit,
+          completed: summary.completed,
+        },
+        _meta: { 'enrich/transactionsSpent': summary.transactions },
+      };
+    } finally {
+      if (!settled) budget.settle(limit, 0);
+    }
+  }
+
+  private request(args: Record<string, unknown>): FileRequest | string {
+    const op = typeof args.operation === 'string' ? operationNamed(args.operation) : undefined;
+    if (!op)
+      return `operation must name one of the operations (${OPERATIONS.map(toolName).join(', ')}); got ${JSON.stringify(args.operation)}. Nothing was spent.`;
+    if (typeof args.path !== 'string' || args.path.trim() === '')
+      return 'path must name the file to enrich. Nothing was spent.';
+    const inPath = resolve(args.path);
+    const outPath =
+      typeof args.out === 'string' && args.out.trim() !== ''
+        ? resolve(args.out)
+        : defaultOutputPath(inPath, op);
+    const map: Record<string, string> = {};
+    if (args.map !== undefined) {
+      if (args.map === null || typeof args.map !== 'object' || Array.isArray(args.map)) {
+        return 'map must be an object of field -> column name. Nothing was spent.';
+      }
+      for (const [field, column] of Object.entries(args.map)) {
+        if (typeof column !== 'string') return `map.${field} must be a column name. Nothing was spent.`;
+        map[field] = column;
+      }
+    }
+    return { op, inPath, outPath, map };
+  }
+
+  private async plan(request: FileRequest): Promise<BulkPlan | string> {
+    try {
+      return await planBulk({
+        op: request.op,
+        inPath: request.inPath,
+        cachePath: this.deps.config.cachePath,
+        ...namespacesOf(request.op, this.deps.connection.bases),
+        maxAgeMs: MAX_AGE_MS,
+        overrides: request.map,
+      });
+    } catch (error) {
+      if (error instanceof BulkError || (error as NodeJS.ErrnoException).code === 'ENOENT') {
+        return `${(error as Error).message}. Nothing was spent.`;
+      }
+      throw error;
+    }
+  }
+
+  private async quoted(request: FileRequest, prefix: string): Promise<CallToolResult> {
+    const plan = await this.plan(request);
+    if (typeof plan === 'string') return errorResult(prefix + plan);
+    const token = randomUUID();
+    const expires = Date.now() + TOKEN_TTL_MS;
+    this.quotes.set(token, { request, plan, expires });
+    const { budget } = this.deps;
+    const invalid = plan.invalidExamples.map((e) => `row ${e.row}: ${e.message}`).join('; ');
+    const overBudget = budget.left !== undefined && plan.transactions > budget.left;
+    const text = [
+      `${prefix}Plan for ${request.op.title} on ${request.inPath} (${plan.found}), into ${request.outPath}:`,
+      `${plan.rows} rows (${plan.invalid} invalid or blank, not sent${invalid ? `: ${invalid}` : ''}), ${plan.distinct} distinct requests, ${plan.cached} already in the answer cache (free).`,
+      `Transactions to spend: ${plan.transactions}.`,
+      `Columns: ${Object.entries(plan.mapping)
+        .map(([field, column]) => `${field} <- ${column}`)
+        .join(', ')}.`,
+      overBudget
+        ? `This is more than the budget left (${budget.left}): enrich_file would refuse it.`
+        : `To run it, call enrich_file with the same operation (${toolName(request.op)}), path, out and map, and token "${token}" (valid ${TOKEN_TTL_MS / 60_000} minutes, once). Nothing has been spent.`,
+    ];
+    return {
+      content: [{ type: 'text', text: text.join('\n') }],
+      structuredContent: {
+        operation: toolName(request.op),
+        path: request.inPath,
+        out: request.outPath,
+        rows: plan.rows,
+        invalid: plan.invalid,
+        distinct: plan.distinct,
+        cached: plan.cached,
+        transactions: plan.transactions,
+        mapping: plan.mapping,
+        token,
+        expiresAt: new Date(expires).toISOString(),
+      },
+      _meta: { 'enrich/transactionsSpent': 0 },
+    };
+  }
+
+  private async run(request: FileRequest, limit: number) {
+    const { connection, config, scrub } = this.deps;
+    if (!connection.settings) return 'No API key.';
+    const abandon = new AbortController();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await runBulk({
+          op: request.op,
+          inPath: request.inPath,
+          outPath: request.outPath,
+          cachePath: config.cachePath,
+          ...namespacesOf(request.op, connection.bases),
+          maxAgeMs: MAX_AGE_MS,
+          columns: outputColumns(request.op),
+          overrides: request.map,
+          scrub,
+          allExtras: true,
+          abandon,
+          sender: {
+            settings: connection.settings,
+            transport: createHttpTransport({ timeoutMs: 30_000, signal: abandon.signal }),
+            policy: DEFAULT_RETRY_POLICY,
+            concurrency: 'auto',
+            maxTransactions: limit,
+            sleep,
+            now: Date.now,
+          },
+        });
+      } catch (error) {
+        if (error instanceof OutputInTheWay) {
+          return `${error.message}. Name another file with out. Nothing was spent.`;
+        }
+        // The answer cache locked by another session for a moment: wait a little, then say so.
+        if (error instanceof BulkError && /Another enrich run/.test(error.message) && attempt < 100) {
+          await sleep(100);
+          continue;
+        }
+        if (error instanceof BulkError) return `${error.message}. Nothing was spent.`;
+        throw error;
+      }
+    }
+  }
+}
+
+function sameRequest(a: FileRequest, b: FileRequest): boolean {
+  return (
+    a.op.id === b.op.id &&
+    a.inPath === b.inPath &&
+    a.outPath === b.outPath &&
+    JSON.stringify(Object.entries(a.map).sort()) === JSON.stringify(Object.entries(b.map).sort())
+  );
+}

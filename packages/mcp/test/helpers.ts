@@ -1,0 +1,89 @@
+// Drives the built server (dist/enrich-mcp.mjs, which turbo builds before the tests) with the MCP
+// SDK's own Client over StdioClientTransport, as an assistant would, and keeps everything the
+// server printed (stdout's JSON-RPC messages, stderr) for the key scan.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+export const BIN = join(import.meta.dirname, '..', 'dist', 'enrich-mcp.mjs');
+
+/** Everything any server printed or returned in this test file. */
+export const printed: string[] = [];
+
+export function tempDir(prefix = 'enrich-mcp-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export interface Session {
+  readonly client: Client;
+  readonly stderr: () => string;
+  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  readonly args?: readonly string[];
+  readonly env: Record<string, string>;
+  /** Declare the elicitation capability and answer each elicitation with this. */
+  readonly elicit?: (message: string) => {
+    action: 'accept' | 'decline' | 'cancel';
+    content?: Record<string, unknown>;
+  };
+}
+
+export async function startSession(options: StartOptions): Promise<Session> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, ...(options.args ?? [])],
+    // Only what the server needs: no key unless the test gives one.
+    env: {
+      PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
+      HOME: tempDir('enrich-mcp-home-'),
+      ...options.env,
+    },
+    stderr: 'pipe',
+  });
+  let errText = '';
+  transport.stderr?.on('data', (chunk) => {
+    errText += String(chunk);
+    printed.push(String(chunk));
+  });
+  const client = new Client(
+    { name: 'enrich-mcp-test', version: '1.0.0' },
+    { capabilities: options.elicit ? { elicitation: {} } : {} },
+  );
+  if (options.elicit) {
+    const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    const answer = options.elicit;
+    client.setRequestHandler(ElicitRequestSchema, (request) => answer(String(request.params.message)));
+  }
+  // Every JSON-RPC message the server writes on stdout, from the first (the client sets its own
+  // handler just before starting the transport).
+  const start = transport.start.bind(transport);
+  transport.start = () => {
+    const inner = transport.onmessage;
+    transport.onmessage = (message) => {
+      printed.push(JSON.stringify(message));
+      inner?.(message);
+    };
+    return start();
+  };
+  await client.connect(transport);
+  return {
+    client,
+    stderr: () => errText,
+    call: async (name, args = {}) => {
+      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+      printed.push(JSON.stringify(result));
+      return result;
+    },
+    close: () => client.close(),
+  };
+}
+
+export function text(result: CallToolResult): string {
+  return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+}
