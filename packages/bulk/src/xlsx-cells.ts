@@ -87,13 +87,27 @@ export function textOf(cell: TypedCell): string {
   // String() writes an integer as its digits (5551234567, never 5.55E+09) up to 1e21.
   if (typeof cell === 'number') return String(cell);
   if (typeof cell === 'boolean') return cell ? 'TRUE' : 'FALSE';
-  if ('n' in cell) return String(cell.n);
+  if ('n' in cell) return shownWithZeros(cell.n, cell.z);
   if ('d' in cell) return isoText(new Date(cell.d));
   if ('e' in cell) return cell.e;
   const result = cell.r;
   if (result === undefined) return '';
   if (typeof result === 'number' && isDateFormat(cell.z)) return isoText(dateOfSerial(result));
   return textOf(result);
+}
+
+/**
+ * A whole number whose format shows leading zeros (Excel's "Zip Code" 00000 and "Zip Code + 4"
+ * 00000-0000, an id's 000000) is read as it shows: the zeros are part of the code (02134, not 2134).
+ */
+function shownWithZeros(value: number, format: string): string {
+  if (!Number.isInteger(value) || value < 0) return String(value);
+  if (/^0+$/.test(format)) return String(value).padStart(format.length, '0');
+  if (format === '00000-0000') {
+    const digits = String(value).padStart(9, '0');
+    return `${digits.slice(0, 5)}-${digits.slice(5)}`;
+  }
+  return String(value);
 }
 
 function dateOfSerial(serial: number): Date {

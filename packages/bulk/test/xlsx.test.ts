@@ -252,10 +252,10 @@ describe('Excel workbooks', () => {
     expect(source.header).toEqual(HEADER);
     expect(batch?.firstRow).toBe(2);
     expect(batch?.records).toEqual([
-      ['José Ñúñez', phone(1), '2134', '1990-05-17', '10', 'TRUE'],
+      ['José Ñúñez', phone(1), '02134', '1990-05-17', '10', 'TRUE'],
       ['Zoë', phone(2), '90210', '2024-01-02T13:45:00', '3', 'FALSE'],
-      ['Åsa Öberg', '00442079460000', '501', '1990-05-17', 'Åsa Öberg!', 'TRUE'],
-      ['Chloé', phone(1), '2134', '', '', ''],
+      ['Åsa Öberg', '00442079460000', '00501', '1990-05-17', 'Åsa Öberg!', 'TRUE'],
+      ['Chloé', phone(1), '02134', '', '', ''],
       ['', '', '', '', '', ''],
       ['François', phone(3), '10001', '2024-01-02T13:45:00', '8', 'FALSE'],
     ]);
@@ -302,7 +302,7 @@ describe('Excel workbooks', () => {
     const batch = await source.nextBatch();
     source.close();
     expect(source.found).toBe('Excel workbook, sheet "Leads" (1 of 2)');
-    expect(batch?.records[0]).toEqual(['José Ñúñez', phone(1), '2134', '1990-05-17', '10', 'TRUE']);
+    expect(batch?.records[0]).toEqual(['José Ñúñez', phone(1), '02134', '1990-05-17', '10', 'TRUE']);
   });
 
   it('leaves no temp file behind: each sheet goes through one while it is read', async () => {
@@ -384,10 +384,10 @@ describe('Excel workbooks', () => {
     const rows = parse(readFileSync(outPath), { bom: true, relax_column_count: true }) as string[][];
     expect(rows[0]).toEqual(outputHeader(op, HEADER, outputColumns(op)));
     expect(rows.slice(1).map((row) => row.slice(0, HEADER.length))).toEqual([
-      ['José Ñúñez', phone(1), '2134', '1990-05-17', '10', 'TRUE'],
+      ['José Ñúñez', phone(1), '02134', '1990-05-17', '10', 'TRUE'],
       ['Zoë', phone(2), '90210', '2024-01-02T13:45:00', '3', 'FALSE'],
-      ['Åsa Öberg', '00442079460000', '501', '1990-05-17', 'Åsa Öberg!', 'TRUE'],
-      ['Chloé', phone(1), '2134', '', '', ''],
+      ['Åsa Öberg', '00442079460000', '00501', '1990-05-17', 'Åsa Öberg!', 'TRUE'],
+      ['Chloé', phone(1), '02134', '', '', ''],
       ['', '', '', '', '', ''],
       ['François', phone(3), '10001', '2024-01-02T13:45:00', '8', 'FALSE'],
     ]);
