@@ -3,23 +3,20 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_RETRY_POLICY, getOperation, outputColumns } from '@enrich/core';
-import { createFetchTransport } from '@enrich/core/fetch-transport';
+import { outputColumns } from '@enrich/core';
 import { DEMO_KEY, type SandboxServer, startSandboxServer } from '@enrich/sandbox';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   type BulkOptions,
   type BulkProgress,
   CACHE_FILE,
-  cacheNamespace,
-  defaultCachePath,
   defaultOutputPath,
   planBulk,
   readHeader,
   runBulk,
 } from '../src/index.js';
+import { op, phone, sandboxRun } from './sandbox-run.js';
 
-const op = getOperation('phone-lookup');
 let server: SandboxServer;
 let dir: string;
 
@@ -37,28 +34,8 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const phone = (i: number) => `555${String(1_000_000 + i).padStart(7, '0')}`;
-
 function options(inPath: string): BulkOptions {
-  const outPath = defaultOutputPath(inPath, op);
-  return {
-    op,
-    inPath,
-    outPath,
-    cachePath: defaultCachePath(outPath),
-    namespace: cacheNamespace(op, { baseUrl: server.url, baseUrlV3: server.url, sandbox: true }),
-    maxAgeMs: Number.POSITIVE_INFINITY,
-    columns: outputColumns(op),
-    overrides: {},
-    sender: {
-      settings: { apiKey: DEMO_KEY, baseUrl: server.url, baseUrlV3: server.url },
-      transport: createFetchTransport({ timeoutMs: 5000 }),
-      policy: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 10, maxDelayMs: 50 },
-      concurrency: 4,
-      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-      now: Date.now,
-    },
-  };
+  return sandboxRun(server, { inPath, outPath: defaultOutputPath(inPath, op) });
 }
 
 // 60 rows: 20 distinct phones (each three times, in three spellings), 5 blank, 5 invalid.

@@ -4,15 +4,12 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_RETRY_POLICY, getOperation, outputColumns } from '@enrich/core';
-import { createFetchTransport } from '@enrich/core/fetch-transport';
-import { DEMO_KEY, type SandboxServer, startSandboxServer } from '@enrich/sandbox';
+import { type SandboxServer, startSandboxServer } from '@enrich/sandbox';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type BulkOptions, cacheNamespace, runBulk } from '../src/index.js';
+import { type BulkOptions, runBulk } from '../src/index.js';
 import { topLevelValues } from '../src/jsonl-source.js';
+import { phone, sandboxRun } from './sandbox-run.js';
 
-const op = getOperation('phone-lookup');
-const phone = (i: number) => `555${String(1_000_000 + i).padStart(7, '0')}`;
 let server: SandboxServer;
 let dir: string;
 
@@ -27,26 +24,16 @@ beforeEach(() => {
 });
 
 function options(inPath: string, outName: string, windowRows?: number): BulkOptions {
-  return {
-    op,
-    inPath,
-    outPath: join(dir, outName),
-    cachePath: join(dir, 'cache.jsonl'),
-    namespace: cacheNamespace(op, { baseUrl: server.url, baseUrlV3: server.url, sandbox: true }),
-    maxAgeMs: Number.POSITIVE_INFINITY,
-    columns: outputColumns(op),
-    overrides: {},
-    allExtras: true,
-    ...(windowRows ? { windowRows } : {}),
-    sender: {
-      settings: { apiKey: DEMO_KEY, baseUrl: server.url, baseUrlV3: server.url },
-      transport: createFetchTransport({ timeoutMs: 5000 }),
-      policy: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 10, maxDelayMs: 50 },
+  return sandboxRun(
+    server,
+    { inPath, outPath: join(dir, outName) },
+    {
+      cachePath: join(dir, 'cache.jsonl'),
+      allExtras: true,
       concurrency: 3,
-      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-      now: Date.now,
+      ...(windowRows ? { windowRows } : {}),
     },
-  };
+  );
 }
 
 describe('topLevelValues', () => {

@@ -6,8 +6,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
-import { DEFAULT_RETRY_POLICY, getOperation, outputColumns } from '@enrich/core';
-import { createFetchTransport } from '@enrich/core/fetch-transport';
+import { outputColumns } from '@enrich/core';
 import { DEMO_KEY, type SandboxServer, startSandboxServer } from '@enrich/sandbox';
 import { parse } from 'csv-parse/sync';
 import ExcelJS, { type Cell, type Workbook, type Worksheet } from 'exceljs';
@@ -16,14 +15,13 @@ import {
   BulkError,
   type BulkOptions,
   cacheNamespace,
-  defaultCachePath,
   outputHeader,
   planBulk,
   runBulk,
 } from '../src/index.js';
 import { openSource } from '../src/row-source.js';
+import { op, phone, sandboxRun } from './sandbox-run.js';
 
-const op = getOperation('phone-lookup');
 let server: SandboxServer;
 let dir: string;
 
@@ -41,28 +39,8 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const phone = (i: number) => `555${String(1_000_000 + i).padStart(7, '0')}`;
-
 function options(inPath: string, outPath: string, sheet?: string): BulkOptions {
-  return {
-    op,
-    inPath,
-    outPath,
-    cachePath: defaultCachePath(outPath),
-    namespace: cacheNamespace(op, { baseUrl: server.url, baseUrlV3: server.url, sandbox: true }),
-    maxAgeMs: Number.POSITIVE_INFINITY,
-    columns: outputColumns(op),
-    overrides: {},
-    ...(sheet === undefined ? {} : { layout: { sheet } }),
-    sender: {
-      settings: { apiKey: DEMO_KEY, baseUrl: server.url, baseUrlV3: server.url },
-      transport: createFetchTransport({ timeoutMs: 5000 }),
-      policy: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 10, maxDelayMs: 50 },
-      concurrency: 4,
-      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-      now: Date.now,
-    },
-  };
+  return sandboxRun(server, { inPath, outPath }, sheet === undefined ? {} : { layout: { sheet } });
 }
 
 const HEADER = ['Name', 'Phone', 'ZIP', 'Born', 'Letters', 'Member'];
