@@ -3,6 +3,8 @@
 import { type Bases, cacheNamespace, legacyNamespaces } from '@enrich/bulk';
 import {
   API_KEY_ENV,
+  BASE_URL_ENV,
+  BASE_URL_V3_ENV,
   checkApiKey,
   checkBaseUrl,
   DEFAULT_BASE_URL,
@@ -12,9 +14,6 @@ import {
 } from '@enrich/core';
 import { CommandError, EXIT } from './exit-codes.js';
 import { type PromptIo, promptHidden } from './prompt.js';
-
-const BASE_URL_ENV = 'ENRICH_BASE_URL';
-const BASE_URL_V3_ENV = 'ENRICH_BASE_URL_V3';
 
 export interface ConnectionFlags {
   readonly sandbox?: boolean;

@@ -10,6 +10,9 @@ export const API_KEY_HEADER = 'x-api-key';
 export const REDACTED_KEY = '[redacted]';
 /** The environment variable that "copy as curl" refers to instead of the key. */
 export const API_KEY_ENV = 'ENRICH_API_KEY';
+/** Where the v2 and v3 operations live, for the clients that read the environment (CLI, MCP server). */
+export const BASE_URL_ENV = 'ENRICH_BASE_URL';
+export const BASE_URL_V3_ENV = 'ENRICH_BASE_URL_V3';
 
 export type BuildResult =
   | { readonly ok: true; readonly request: HttpRequest }

@@ -4,11 +4,12 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { API_KEY_ENV, BASE_URL_ENV, BASE_URL_V3_ENV } from '@enrich/core';
 
 export const ENV = {
-  apiKey: 'ENRICH_API_KEY',
-  baseUrl: 'ENRICH_BASE_URL',
-  baseUrlV3: 'ENRICH_BASE_URL_V3',
+  apiKey: API_KEY_ENV,
+  baseUrl: BASE_URL_ENV,
+  baseUrlV3: BASE_URL_V3_ENV,
   cacheDir: 'ENRICH_CACHE_DIR',
   maxTransactions: 'ENRICH_MAX_TRANSACTIONS',
   confirmAbove: 'ENRICH_CONFIRM_ABOVE',
