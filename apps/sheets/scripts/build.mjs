@@ -110,9 +110,12 @@ const css = (
   })
 ).code;
 const template = await readFile(join(root, 'src/sidebar/sidebar.html'), 'utf8');
-if (!template.includes('/*__CSS__*/') || !template.includes('//__JS__'))
+if (!['/*__CSS__*/', '//__JS__', '__PERMITTED_USE__'].every((p) => template.includes(p)))
   throw new Error('sidebar.html lost a placeholder');
+const escapeHtml = (text) =>
+  text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 const html = template
+  .replace('__PERMITTED_USE__', () => escapeHtml(info.permittedUse))
   .replace('/*__CSS__*/', () => css.replace(/<\/style/gi, '<\\/style'))
   .replace('//__JS__', () => sidebarJs.replace(/<\/script/gi, '<\\/script'));
 

@@ -1,6 +1,6 @@
 // What the build needs from the catalog to write the top-level functions' JSDoc and the manifest.
 // Bundled for Node by scripts/build.mjs and imported there; nothing here runs in Apps Script.
-import { DEFAULT_BASE_URL, DEFAULT_BASE_URL_V3 } from '@enrich/core';
+import { DEFAULT_BASE_URL, DEFAULT_BASE_URL_V3, PERMITTED_USE } from '@enrich/core';
 import { argHelp, FUNCTIONS, rulesHelp } from './spec.js';
 
 export interface FunctionDoc {
@@ -31,3 +31,6 @@ export const functionDocs: readonly FunctionDoc[] = FUNCTIONS.map((f) => ({
 }));
 
 export const defaultBaseUrls: readonly string[] = [DEFAULT_BASE_URL, DEFAULT_BASE_URL_V3];
+
+/** The sidebar's footer says it: core's one wording of what the data may be used for. */
+export const permittedUse: string = PERMITTED_USE;

@@ -2,7 +2,7 @@
 // makes Sheets offer the custom functions, the manifest, the sidebar page, and the bundle's size.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_BASE_URL, DEFAULT_BASE_URL_V3, OPERATIONS } from '@enrich/core';
+import { DEFAULT_BASE_URL, DEFAULT_BASE_URL_V3, OPERATIONS, PERMITTED_USE } from '@enrich/core';
 import { describe, expect, test } from 'vitest';
 import { DIST } from './runtime/index.js';
 
@@ -107,5 +107,11 @@ describe('dist/sidebar.html', () => {
     expect(html).not.toContain('__CSS__');
     const external = [...html.matchAll(/(?:src|href)="(https?:[^"]+)"/g)].map((m) => m[1]);
     expect(external).toEqual(['https://ssl.gstatic.com/docs/script/css/add-ons1.css']);
+  });
+
+  test("the footer says what the data may be used for, in core's words", () => {
+    const footer = /<footer[^>]*>([\s\S]*?)<\/footer>/.exec(html)?.[1] ?? '';
+    expect(footer).toContain(PERMITTED_USE);
+    expect(html).not.toContain('__PERMITTED_USE__');
   });
 });

@@ -1,6 +1,7 @@
 // The add-on menu and what its items open: built in AuthMode.NONE without touching anything that
 // needs authorisation; the key and settings items open the sidebar on the right view; Help says
 // which actions can spend transactions.
+import { PERMITTED_USE } from '@enrich/core';
 import { expect, test } from 'vitest';
 import { newRuntime } from './helpers.js';
 
@@ -44,6 +45,7 @@ test('Help lists the functions and says which actions can spend transactions, an
   );
   expect(help?.prompt).toMatch(/Freeze results, Settings and the key cost nothing/);
   expect(help?.prompt).toMatch(/formulas use the spreadsheet owner's key/);
+  expect(help?.prompt.trimEnd().endsWith(PERMITTED_USE)).toBe(true);
 });
 
 test('settings: base URLs checked against core and the allow-list, empty restores the default', () => {

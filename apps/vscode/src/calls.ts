@@ -52,71 +52,104 @@ export async function sendCall(
     if (action === SET_API_KEY) await vscode.commands.executeCommand(COMMAND.setApiKey);
     return undefined;
   }
-  const settings = { apiKey, baseUrl: ctx.config.baseUrl, baseUrlV3: ctx.config.baseUrlV3 };
   const title = `${op.title}: ${inputSummary(input)}`;
   return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title, cancellable: true },
     async (progress, token) => {
       const abort = new AbortController();
       const onCancel = token.onCancellationRequested(() => abort.abort());
-      const started = Date.now();
       try {
-        const report = await callOperation(op, input, {
-          transport: createFetchTransport({ timeoutMs: ctx.config.requestTimeoutMs, signal: abort.signal }),
-          settings,
-          now: Date.now,
-          sleep: (ms) => sleep(ms, abort.signal),
+        const made = await makeCall(ctx, op, input, apiKey, {
+          signal: abort.signal,
           isCancelled: () => token.isCancellationRequested,
-          onRetry: ({ attempt, delayMs, outcome }) => {
-            const why = outcome.kind === 'error' ? outcome.error.message : '';
-            ctx.log.warn(`${op.title}: attempt ${attempt} failed (${why}); retrying in ${delayMs} ms`);
-            progress.report({
-              message: `retrying in ${Math.ceil(delayMs / 1000)} s (attempt ${attempt + 1})`,
-            });
-          },
+          onRetry: (message) => progress.report({ message }),
         });
-        if (token.isCancellationRequested) {
-          ctx.log.info(`${op.title}: cancelled after ${Date.now() - started} ms`);
+        if (made.kind === 'cancelled') {
           void vscode.window.showInformationMessage(`${op.title}: cancelled.`);
           return undefined;
         }
-        if (!report.request) {
-          // Nothing was sent: a base URL that is not allowed (the input was checked before).
-          const message =
-            report.outcome.kind === 'error' ? report.outcome.error.message : 'Nothing was sent.';
-          ctx.log.error(`${op.title}: ${message}`);
-          await offer(ctx, vscode.window.showErrorMessage(ctx.scrub(message), OPEN_SETTINGS), undefined);
+        if (made.kind === 'not-sent') {
+          await offer(ctx, vscode.window.showErrorMessage(ctx.scrub(made.message), OPEN_SETTINGS), undefined);
           return undefined;
         }
-        const entry: HistoryEntry = {
-          ...(report.waitTooLong ? { resumeAt: report.waitTooLong.resumeAt } : {}),
-          id: newEntryId(started),
-          operationId: op.id,
-          input,
-          at: started,
-          durationMs: Date.now() - started,
-          attempts: report.attempts,
-          outcome: report.outcome,
-          billable: isPaid(report.outcome),
-          request: redactRequest(report.request),
-        };
-        ctx.log.info(
-          `${op.title} POST ${entry.request.url} -> ${statusText(entry)} in ${entry.durationMs} ms, ` +
-            `${entry.attempts} attempt(s), transaction ${entry.billable ? 'spent' : 'not spent'}`,
-        );
-        if (report.waitTooLong) {
-          ctx.log.warn(
-            `${op.title}: the service asked to wait ${Math.round(report.waitTooLong.retryAfterMs / 1000)} s; ` +
-              `not waited for. It said to try again after ${new Date(report.waitTooLong.resumeAt).toISOString()}`,
-          );
-        }
-        await ctx.history.add(entry);
-        return entry;
+        return made.entry;
       } finally {
         onCancel.dispose();
       }
     },
   );
+}
+
+export type Made =
+  | { readonly kind: 'entry'; readonly entry: HistoryEntry }
+  /** Nothing was sent: a base URL that is not allowed (the input was checked before). */
+  | { readonly kind: 'not-sent'; readonly message: string }
+  | { readonly kind: 'cancelled' };
+
+/**
+ * One call with a checked key and input, without asking anything: core's callOperation over the
+ * fetch transport, logged, and recorded in the History. The palette's calls (under a progress
+ * notification) and the chat tools (under the chat's cancellation) both go through here.
+ */
+export async function makeCall(
+  ctx: Ctx,
+  op: Operation,
+  input: CleanInput,
+  apiKey: string,
+  control: {
+    readonly signal: AbortSignal;
+    readonly isCancelled: () => boolean;
+    /** "retrying in 2 s (attempt 2)". */
+    readonly onRetry?: (message: string) => void;
+  },
+): Promise<Made> {
+  const settings = { apiKey, baseUrl: ctx.config.baseUrl, baseUrlV3: ctx.config.baseUrlV3 };
+  const started = Date.now();
+  const report = await callOperation(op, input, {
+    transport: createFetchTransport({ timeoutMs: ctx.config.requestTimeoutMs, signal: control.signal }),
+    settings,
+    now: Date.now,
+    sleep: (ms) => sleep(ms, control.signal),
+    isCancelled: control.isCancelled,
+    onRetry: ({ attempt, delayMs, outcome }) => {
+      const why = outcome.kind === 'error' ? outcome.error.message : '';
+      ctx.log.warn(`${op.title}: attempt ${attempt} failed (${why}); retrying in ${delayMs} ms`);
+      control.onRetry?.(`retrying in ${Math.ceil(delayMs / 1000)} s (attempt ${attempt + 1})`);
+    },
+  });
+  if (control.isCancelled()) {
+    ctx.log.info(`${op.title}: cancelled after ${Date.now() - started} ms`);
+    return { kind: 'cancelled' };
+  }
+  if (!report.request) {
+    const message = report.outcome.kind === 'error' ? report.outcome.error.message : 'Nothing was sent.';
+    ctx.log.error(`${op.title}: ${message}`);
+    return { kind: 'not-sent', message };
+  }
+  const entry: HistoryEntry = {
+    ...(report.waitTooLong ? { resumeAt: report.waitTooLong.resumeAt } : {}),
+    id: newEntryId(started),
+    operationId: op.id,
+    input,
+    at: started,
+    durationMs: Date.now() - started,
+    attempts: report.attempts,
+    outcome: report.outcome,
+    billable: isPaid(report.outcome),
+    request: redactRequest(report.request),
+  };
+  ctx.log.info(
+    `${op.title} POST ${entry.request.url} -> ${statusText(entry)} in ${entry.durationMs} ms, ` +
+      `${entry.attempts} attempt(s), transaction ${entry.billable ? 'spent' : 'not spent'}`,
+  );
+  if (report.waitTooLong) {
+    ctx.log.warn(
+      `${op.title}: the service asked to wait ${Math.round(report.waitTooLong.retryAfterMs / 1000)} s; ` +
+        `not waited for. It said to try again after ${new Date(report.waitTooLong.resumeAt).toISOString()}`,
+    );
+  }
+  await ctx.history.add(entry);
+  return { kind: 'entry', entry };
 }
 
 /** Opens the result document and says what happened, offering the action that helps. */

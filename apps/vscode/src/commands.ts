@@ -7,7 +7,6 @@ import {
   isLoopback,
   OPERATIONS,
   type Operation,
-  operationUrl,
   toCurl,
   validate,
 } from '@enrich/core';
@@ -21,7 +20,7 @@ import { askInput } from './input-flow';
 import { clearApiKey, setApiKey } from './key-commands';
 import { COMMAND, HISTORY_VIEW, operationCommandId } from './manifest';
 import { showResult } from './result-view';
-import { askReuse, findEarlierAnswer } from './reuse';
+import { askReuse, earlierAnswer } from './reuse';
 import { prefillFor, selectedText } from './selection';
 import { tryWithoutKey, useRealService } from './trial-commands';
 
@@ -80,18 +79,6 @@ async function callAndReport(ctx: Ctx, op: Operation, input: CleanInput): Promis
   const entry = await sendCall(ctx, op, input);
   if (entry) await reportCall(ctx, entry);
   return entry;
-}
-
-function earlierAnswer(ctx: Ctx, op: Operation, input: CleanInput): HistoryEntry | undefined {
-  const target = operationUrl(op, ctx.config);
-  // A base URL that is not allowed finds nothing here; sendCall then says what is wrong with it.
-  if (!target.ok) return undefined;
-  return findEarlierAnswer(
-    ctx.history.all(),
-    { op, input, url: target.url },
-    Date.now(),
-    ctx.config.reuseAnswersMs,
-  );
 }
 
 // Opens the entry's result document, as clicking its History item does. No History entry is added:

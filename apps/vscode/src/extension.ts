@@ -1,6 +1,7 @@
-// Entry point. Activation happens only when one of the extension's commands or views is used
-// (VS Code derives those activation events from the manifest's contributions).
+// Entry point. Activation happens only when one of the extension's commands, views or chat tools is
+// used (VS Code derives those activation events from the manifest's contributions).
 import * as vscode from 'vscode';
+import { registerChatTools } from './chat-tools';
 import { createCommands } from './commands';
 import { Ctx } from './ctx';
 import { HISTORY_VIEW, OPERATIONS_VIEW } from './manifest';
@@ -15,6 +16,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   for (const [id, factory] of Object.entries(createCommands())) {
     ctx.subscribe(vscode.commands.registerCommand(id, factory(ctx)));
   }
+  ctx.subscribe(...registerChatTools(ctx));
   const history = new HistoryTree(ctx.history);
   ctx.subscribe(
     history,

@@ -1,8 +1,15 @@
 // The extension's command ids and the `contributes` section of package.json, derived from the core
-// catalog (one command per operation, titled with its title) and from settings-schema.ts.
+// catalog (one command and one chat tool per operation, titled with its title) and from
+// settings-schema.ts.
 // `pnpm --filter @enrich/vscode manifest` writes it into package.json; a unit test fails when the
 // two disagree, so that a change to the catalog cannot leave the manifest behind.
-import { OPERATIONS, type Operation } from '@enrich/core';
+import {
+  OPERATIONS,
+  type Operation,
+  operationInputSchema,
+  operationSummary,
+  PERMITTED_USE,
+} from '@enrich/core';
 import { ENRICHABLE_FILE } from './file-kinds';
 import { CONFIG_SECTION, SETTINGS, type SettingName, settingId } from './settings-schema';
 
@@ -39,6 +46,43 @@ export function operationCommandId(op: Operation): string {
 
 export function operationCommandIdOf(id: Operation['id']): string {
   return `enrich.run.${id}`;
+}
+
+/** The chat tool's name (`enrich_phone_lookup`): what vscode.lm.registerTool and invokeTool take. */
+export function chatToolName(op: Operation): string {
+  return `enrich_${op.id.replaceAll('-', '_')}`;
+}
+
+/** What a person types in chat after `#`: `phoneLookup`. */
+export function chatToolReference(op: Operation): string {
+  return op.id.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** The tag every chat tool of the extension carries, to find them in vscode.lm.tools. */
+export const CHAT_TOOL_TAG = 'enrich';
+
+export const CHAT_COST_TEXT =
+  'Each call spends one paid transaction of the API key (a no match too), unless the History of the Enrichment extension already holds the answer to the same input: then it is answered from it, free, and says so. Invalid input is refused before sending and costs nothing.';
+
+// Chat and agent mode: one tool per operation, its input the API's own field names with core's
+// bounds and rules (core's tool-schema.ts, which the MCP server shares), its descriptions what it
+// does, what it costs and what the data may be used for.
+function chatTools() {
+  return OPERATIONS.map((op) => ({
+    name: chatToolName(op),
+    displayName: op.title,
+    toolReferenceName: chatToolReference(op),
+    canBeReferencedInPrompt: true,
+    tags: [CHAT_TOOL_TAG],
+    userDescription: `${op.title} with the enrichment API; spends 1 transaction unless the History holds the answer. ${PERMITTED_USE}`,
+    modelDescription: [
+      operationSummary(op),
+      CHAT_COST_TEXT,
+      'Coded values are explained in the text answer as likely meanings.',
+      PERMITTED_USE,
+    ].join(' '),
+    inputSchema: operationInputSchema(op),
+  }));
 }
 
 interface CommandContribution {
@@ -111,6 +155,7 @@ export function contributes() {
         { id: HISTORY_VIEW, name: 'History' },
       ],
     },
+    languageModelTools: chatTools(),
     configuration: {
       title: CATEGORY,
       properties: Object.fromEntries(

@@ -6,8 +6,17 @@
 // service's. Only records, no-matches and paid-but-unreadable answers are offered, the paid answers
 // (core's isPaid): an unreadable answer is not bought again by accident, and "Call again" says what
 // it costs. An error, even a billed 440, is never shown in place of a call.
-import { type CleanInput, isPaid, type Operation, type Outcome, requestKey, validate } from '@enrich/core';
+import {
+  type CleanInput,
+  isPaid,
+  type Operation,
+  type Outcome,
+  operationUrl,
+  requestKey,
+  validate,
+} from '@enrich/core';
 import * as vscode from 'vscode';
+import type { Ctx } from './ctx';
 import { type HistoryEntry, inputSummary, operationOf } from './history';
 
 export const SHOW_EARLIER = 'Show that answer (no transaction)';
@@ -36,6 +45,22 @@ export function findEarlierAnswer(
       now - entry.at < maxAgeMs &&
       isReusable(entry.outcome) &&
       keyOf(entry) === key,
+  );
+}
+
+/**
+ * The History's answer to this request, sent where it would go now, younger than the setting: what
+ * a palette call offers to show and a chat tool answers with, free.
+ */
+export function earlierAnswer(ctx: Ctx, op: Operation, input: CleanInput): HistoryEntry | undefined {
+  const target = operationUrl(op, ctx.config);
+  // A base URL that is not allowed finds nothing here; the call then says what is wrong with it.
+  if (!target.ok) return undefined;
+  return findEarlierAnswer(
+    ctx.history.all(),
+    { op, input, url: target.url },
+    Date.now(),
+    ctx.config.reuseAnswersMs,
   );
 }
 

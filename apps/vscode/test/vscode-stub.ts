@@ -185,6 +185,33 @@ export const commands = {
   registeredIds: (): string[] => [...registered.keys()],
 };
 
+// ---- language model tools ----
+
+export class MarkdownString {
+  constructor(public value = '') {}
+}
+
+export class LanguageModelTextPart {
+  constructor(public value: string) {}
+}
+
+export class LanguageModelToolResult {
+  constructor(public content: unknown[]) {}
+}
+
+const tools = new Map<string, unknown>();
+
+export const lm = {
+  registerTool(name: string, tool: unknown): Disposable {
+    if (tools.has(name)) throw new Error(`Tool ${name} is registered twice`);
+    tools.set(name, tool);
+    return new Disposable(() => tools.delete(name));
+  },
+  /** The tool registered under this name, for a test to call as VS Code would. */
+  registered: (name: string): unknown => tools.get(name),
+  registeredNames: (): string[] => [...tools.keys()],
+};
+
 export const env = {
   /** A desktop window on this machine unless a test says otherwise. */
   uiKind: UIKind.Desktop,
@@ -206,6 +233,7 @@ export const env = {
 export function resetStub(): void {
   resetUi();
   registered.clear();
+  tools.clear();
   contentProviders.clear();
   window.activeTextEditor = undefined;
   env.uiKind = UIKind.Desktop;

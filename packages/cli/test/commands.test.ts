@@ -2,7 +2,7 @@
 // operation's input fields, and the version from package.json.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { OPERATIONS } from '@enrich/core';
+import { OPERATIONS, PERMITTED_USE } from '@enrich/core';
 import { describe, expect, it } from 'vitest';
 import { flagOf } from '../src/commands/field-option.js';
 import { CLI_DIR, runCli, tempDir } from './helpers.js';
@@ -20,6 +20,8 @@ describe('the command line', () => {
       );
     }
     expect(help.stdout).toContain('check-key');
+    // Where a user starts: the help ends with what the data may be used for.
+    expect(help.stdout.trimEnd().endsWith(PERMITTED_USE)).toBe(true);
   });
 
   it("gives each operation's help its fields, bounds and output columns", async () => {

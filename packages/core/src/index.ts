@@ -25,5 +25,6 @@ export * from './response.js';
 export * from './retry.js';
 export * from './rules.js';
 export * from './settings.js';
+export * from './tool-schema.js';
 export * from './validate.js';
 export * from './vocabulary/index.js';

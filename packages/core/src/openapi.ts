@@ -5,6 +5,7 @@ import type { InputField } from './fields.js';
 import type { LeafField, OutputShape } from './outputs.js';
 import type { Rule } from './rules.js';
 import { DEFAULT_BASE_URL, DEFAULT_BASE_URL_V3 } from './settings.js';
+import { shapeSchema } from './shape-schema.js';
 import { FIELD_KINDS } from './vocabulary/field-kinds.js';
 import { STATUS_TABLE } from './vocabulary/status-codes.js';
 
@@ -106,19 +107,7 @@ function inputFieldSchema(field: InputField): Json {
 }
 
 function outputSchema(shape: OutputShape): Json {
-  const properties: Json = {};
-  for (const [name, field] of Object.entries(shape)) {
-    properties[name] =
-      field.type === 'object'
-        ? {
-            type: 'object',
-            properties: Object.fromEntries(
-              Object.entries(field.fields).map(([leaf, f]) => [leaf, leafSchema(f)]),
-            ),
-          }
-        : leafSchema(field);
-  }
-  return { type: 'object', properties };
+  return shapeSchema(shape, leafSchema);
 }
 
 function leafSchema(field: LeafField): Json {

@@ -9,6 +9,7 @@ import {
   looksLikeFormula,
   neutraliseFormula,
   notAsDocumented,
+  PERMITTED_USE,
   ROW_OUTCOMES,
   readResponse,
   rowStatusOf,
@@ -141,5 +142,14 @@ describe('stop reasons', () => {
     expect(STOP_REASONS.budget).toEqual({ exitCode: 8, text: 'the --max-transactions budget is spent' });
     expect(STOP_REASONS.auth.exitCode).toBe(EXIT_CODES.auth);
     expect(STOP_REASONS.interrupted.exitCode).toBe(130);
+  });
+});
+
+describe('permitted use', () => {
+  it("says what the API description's terms say, in one sentence every client shows", () => {
+    expect(PERMITTED_USE).toMatch(/^Permitted use: marketing and lead validation only\./);
+    expect(PERMITTED_USE).toContain('regulated consumer-report purposes');
+    expect(PERMITTED_USE).toContain('credit, insurance or employment eligibility decisions');
+    expect(PERMITTED_USE).toContain('not a consumer reporting agency');
   });
 });

@@ -11,6 +11,7 @@ import {
   OPERATIONS,
   type Operation,
   type Outcome,
+  PERMITTED_USE,
   requestKey,
   type Transport,
   validate,
@@ -28,7 +29,6 @@ import { type Config, MAX_AGE_MS } from './config.js';
 import { ask } from './confirm.js';
 import { type Connection, namespacesOf } from './connection.js';
 import { FileTools } from './file-tools.js';
-import { PERMITTED_USE } from './permitted-use.js';
 import { errorResult, outcomeResult } from './reading.js';
 import { allTools, COST_TEXT, toolName } from './tools.js';
 import { mcpVersion } from './version.js';

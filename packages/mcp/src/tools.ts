@@ -1,17 +1,15 @@
 // The tools, generated from core's catalog: one per operation (snake_case name, the API's own field
-// names, bounds and rules as JSON Schema, an output schema from the catalog's output shape), plus
-// the free tools and the file tools. No operation or field is written here by hand.
+// names, bounds and rules as JSON Schema, an output schema from the catalog's output shape: core's
+// tool-schema.ts, which the VS Code chat tools share), plus the free tools and the file tools. No
+// operation or field is written here by hand.
 import {
-  type Category,
-  FIELD_KINDS,
-  type InputField,
-  type LeafField,
   OPERATIONS,
   type Operation,
-  type OutputShape,
-  type Rule,
+  operationInputSchema,
+  operationOutputSchema,
+  operationSummary,
+  PERMITTED_USE,
 } from '@enrich/core';
-import { PERMITTED_USE } from './permitted-use.js';
 
 type Json = { [key: string]: unknown };
 
@@ -42,113 +40,16 @@ export function operationNamed(name: string): Operation | undefined {
   return OPERATIONS.find((op) => squash(op.id) === wanted || squash(op.title) === wanted);
 }
 
-// What each category of operation does (the words of the OpenAPI document's tags).
-const CATEGORY_TEXT: Readonly<Record<Category, string>> = {
-  append: 'Adds missing information to an existing record',
-  lookup: 'Returns the information associated with one data point',
-  verify: 'Checks the accuracy, deliverability, compliance or identity of the data given',
-};
-
 export const COST_TEXT =
   'Each call spends one paid transaction of the API key (a no match too); asking again for the same input, in any spelling and in any session, is answered free from the local answer cache. Invalid input is refused before sending and costs nothing.';
 
-function list(items: readonly string[], word: 'and' | 'or'): string {
-  if (items.length <= 1) return items.join('');
-  return `${items.slice(0, -1).join(', ')} ${word} ${items[items.length - 1]}`;
-}
-
-/** A requirement rule in words, for a tool's description. */
-function ruleText(rule: Rule): string {
-  switch (rule.kind) {
-    case 'required':
-      return `${list(rule.fields, 'and')} ${rule.fields.length === 1 ? 'is' : 'are'} required`;
-    case 'one-of':
-      return `give ${rule.groups.map((g) => list(g, 'and')).join(', or ')}`;
-    case 'together':
-      return `${list(rule.fields, 'and')} go together`;
-    case 'needs':
-      return `${rule.field} needs ${rule.groups.map((g) => list(g, 'and')).join(', or ')} as well`;
-  }
-}
-
 function describeOperation(op: Operation): string {
-  const output = Object.keys(op.output);
   return [
-    `${op.title}: ${CATEGORY_TEXT[op.category]}. Takes ${list(
-      op.inputs.map((f) => f.name),
-      'and',
-    )}; ${op.rules.map(ruleText).join('; ')}. Returns ${list(output, 'and')}, or no match.`,
+    operationSummary(op),
     COST_TEXT,
     'Coded values are explained in the text answer as likely meanings.',
     PERMITTED_USE,
   ].join(' ');
-}
-
-function inputFieldSchema(field: InputField): Json {
-  const kind = FIELD_KINDS[field.kind];
-  const schema: Json = {
-    type: 'string',
-    description: `${field.label} (${kind.hint}; formatting such as "(555) 010-2030" is normalised before sending)`,
-    ...kind.openapi,
-  };
-  if (field.maxLength !== undefined) schema.maxLength = field.maxLength;
-  return schema;
-}
-
-/**
- * The operation's input as JSON Schema: every field by its API name, the bounds and patterns, the
- * `required` fields and the fields that go together. "At least one of these groups" is left to
- * core's validation (and said in the description): top-level anyOf is refused by several clients.
- */
-function inputSchema(op: Operation): Json & { type: 'object' } {
-  const schema: Json & { type: 'object' } = {
-    type: 'object',
-    properties: Object.fromEntries(op.inputs.map((f) => [f.name, inputFieldSchema(f)])),
-    additionalProperties: false,
-  };
-  const required = op.rules.flatMap((r) => (r.kind === 'required' ? r.fields : []));
-  if (required.length > 0) schema.required = [...new Set(required)];
-  const dependent: Record<string, string[]> = {};
-  for (const rule of op.rules) {
-    if (rule.kind === 'together') {
-      for (const f of rule.fields) dependent[f] = rule.fields.filter((g) => g !== f);
-    } else if (rule.kind === 'needs' && rule.groups.length === 1 && rule.groups[0]) {
-      dependent[rule.field] = [...rule.groups[0]];
-    }
-  }
-  if (Object.keys(dependent).length > 0) schema.dependentRequired = dependent;
-  return schema;
-}
-
-/**
- * A leaf as the tolerant reader keeps it: its described type, or text when the service sent another
- * type (kept, never dropped), or null when a number or flag is missing.
- */
-function leafSchema(leaf: LeafField): Json {
-  const schema: Json = { type: leaf.type === 'string' ? ['string', 'null'] : [leaf.type, 'string', 'null'] };
-  if (leaf.note) schema.description = leaf.note;
-  return schema;
-}
-
-/**
- * The record as JSON Schema, from the catalog's output shape. Fields the API description does not
- * list are added at the top level under their dotted names (`DID`, `Name.Nick`), so additional
- * properties are allowed; a no match is an empty record.
- */
-export function outputSchema(shape: OutputShape): Json & { type: 'object' } {
-  const properties: Json = {};
-  for (const [name, field] of Object.entries(shape)) {
-    properties[name] =
-      field.type === 'object'
-        ? {
-            type: 'object',
-            properties: Object.fromEntries(
-              Object.entries(field.fields).map(([leaf, f]) => [leaf, leafSchema(f)]),
-            ),
-          }
-        : leafSchema(field);
-  }
-  return { type: 'object', properties };
 }
 
 const PAID = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true };
@@ -159,8 +60,8 @@ export function operationTool(op: Operation): ToolDefinition {
     name: toolName(op),
     title: op.title,
     description: describeOperation(op),
-    inputSchema: inputSchema(op),
-    outputSchema: outputSchema(op.output),
+    inputSchema: operationInputSchema(op),
+    outputSchema: operationOutputSchema(op.output),
     annotations: { title: op.title, ...PAID },
   };
 }

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { OPERATIONS } from '@enrich/core';
+import { OPERATIONS, PERMITTED_USE } from '@enrich/core';
 import { type SandboxServer, startSandboxServer } from '@enrich/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { printed, type Session, startSession, tempDir, text } from './helpers.js';
@@ -99,6 +99,7 @@ describe('enrich-mcp over stdio, driven by the MCP SDK client', () => {
         expect(tool?.description).toMatch(/answered free/);
         expect(tool?.description).toMatch(/marketing and lead validation only/);
         expect(tool?.description).toMatch(/credit, insurance or employment/);
+        expect(tool?.description).toContain(PERMITTED_USE);
       }
       const phoneLookup = tools.find((t) => t.name === 'phone_lookup');
       expect(phoneLookup?.inputSchema).toMatchObject({
@@ -122,7 +123,10 @@ describe('enrich-mcp over stdio, driven by the MCP SDK client', () => {
         expect(tools.find((t) => t.name === free)?.annotations?.readOnlyHint).toBe(true);
       }
       expect(tools.find((t) => t.name === 'enrich_file')?.annotations?.readOnlyHint).toBe(false);
-      expect(s.client.getInstructions()).toMatch(/never use this data for consumer-report purposes/i);
+      expect(s.client.getInstructions()).toContain(PERMITTED_USE);
+      expect(s.client.getInstructions()).toMatch(
+        /never use this data for regulated consumer-report purposes/i,
+      );
     });
   });
 

@@ -1,5 +1,6 @@
 // The add-on menu and what its items open. onOpen may run with AuthMode.NONE (before the add-on is
 // authorised in a document), so it only builds the menu: no properties, no cache, no fetch.
+import { PERMITTED_USE } from '@enrich/core';
 import { FUNCTIONS } from '../spec.js';
 import { freezeSelection } from './freeze.js';
 import { keepCachedAnswers } from './keep.js';
@@ -99,6 +100,8 @@ export function helpText(): string {
     '',
     "Whose key: formulas use the spreadsheet owner's key (Google runs formulas with the owner's settings); " +
       `the sidebar uses your own. Set it: ${MENU_PATH} > Set API key…`,
+    '',
+    PERMITTED_USE,
   ].join('\n');
 }
 

@@ -49,10 +49,14 @@ const QUIET_SETTINGS: Record<string, unknown> = {
 };
 
 /**
- * Installs the .vsix into fresh folders, writes User/settings.json (the quiet settings plus the
- * test's own), and starts code-server.
+ * Installs the .vsix into fresh folders (and any other .vsix a test brings, such as a test-only
+ * extension that drives ours), writes User/settings.json (the quiet settings plus the test's own),
+ * and starts code-server.
  */
-export async function startCodeServer(testSettings: Record<string, unknown>): Promise<CodeServer> {
+export async function startCodeServer(
+  testSettings: Record<string, unknown>,
+  alsoInstall: readonly string[] = [],
+): Promise<CodeServer> {
   const settings = { ...QUIET_SETTINGS, ...testSettings };
   if (!existsSync(CODE_SERVER)) {
     throw new Error(
@@ -76,7 +80,9 @@ export async function startCodeServer(testSettings: Record<string, unknown>): Pr
     XDG_CACHE_HOME: join(root, 'cache'),
   };
   const common = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
-  await run(CODE_SERVER, [...common, '--install-extension', vsixPath()], { env, timeout: 120_000 });
+  for (const vsix of [vsixPath(), ...alsoInstall]) {
+    await run(CODE_SERVER, [...common, '--install-extension', vsix], { env, timeout: 120_000 });
+  }
 
   let output = '';
   const child: ChildProcess = spawn(

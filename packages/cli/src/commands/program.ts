@@ -1,6 +1,6 @@
 // The `enrich` program: a subcommand per operation of the catalog, and check-key. Commander parses,
 // dispatches, prints help and the version; each action sets the exit code through `done`.
-import { OPERATIONS, type Operation } from '@enrich/core';
+import { OPERATIONS, type Operation, PERMITTED_USE } from '@enrich/core';
 import { Command } from 'commander';
 import { CommandError, EXIT, type ExitCode } from '../exit-codes.js';
 import type { Scrub } from '../scrub-io.js';
@@ -30,6 +30,8 @@ Examples:
 
 Key: ENRICH_API_KEY, or a prompt. Service: --base-url/--base-url-v3 or ENRICH_BASE_URL/ENRICH_BASE_URL_V3.
 Try it without a key: add --sandbox to use the embedded sandbox.
+
+${PERMITTED_USE}
 `,
     );
   for (const op of OPERATIONS) {
