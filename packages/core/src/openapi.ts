@@ -6,6 +6,7 @@ import type { LeafField, OutputShape } from './outputs.js';
 import type { Rule } from './rules.js';
 import { DEFAULT_BASE_URL, DEFAULT_BASE_URL_V3 } from './settings.js';
 import { shapeSchema } from './shape-schema.js';
+import { CATEGORY_TEXT } from './vocabulary/categories.js';
 import { FIELD_KINDS } from './vocabulary/field-kinds.js';
 import { STATUS_TABLE } from './vocabulary/status-codes.js';
 
@@ -25,14 +26,7 @@ export function buildOpenApi(): Json {
     },
     servers: [{ url: DEFAULT_BASE_URL, description: '{base_url}: the version-2 operations' }],
     security: [{ apiKey: [] }],
-    tags: [
-      { name: 'append', description: 'Add missing information to an existing record.' },
-      { name: 'lookup', description: 'Return the information associated with one data point.' },
-      {
-        name: 'verify',
-        description: 'Check accuracy, deliverability, compliance or identity of supplied data.',
-      },
-    ],
+    tags: Object.entries(CATEGORY_TEXT).map(([name, text]) => ({ name, description: `${text}.` })),
     paths,
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },

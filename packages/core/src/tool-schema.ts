@@ -4,22 +4,16 @@
 // in either. Unlike the OpenAPI document (openapi.ts), the input schema leaves "at least one of
 // these groups" to core's validation (several clients refuse a top-level anyOf), and the output
 // schema is what the tolerant reader keeps (a value of another type is kept as text).
-import type { Category, Operation } from './catalog.js';
+import type { Operation } from './catalog.js';
 import type { InputField } from './fields.js';
 import type { LeafField, OutputShape } from './outputs.js';
 import type { Rule } from './rules.js';
 import { shapeSchema } from './shape-schema.js';
+import { CATEGORY_TEXT } from './vocabulary/categories.js';
 import { FIELD_KINDS } from './vocabulary/field-kinds.js';
 
 type Json = { [key: string]: unknown };
 export type ObjectSchema = Json & { type: 'object' };
-
-// What each category of operation does (the words of the OpenAPI document's tags).
-const CATEGORY_TEXT: Readonly<Record<Category, string>> = {
-  append: 'Adds missing information to an existing record',
-  lookup: 'Returns the information associated with one data point',
-  verify: 'Checks the accuracy, deliverability, compliance or identity of the data given',
-};
 
 function list(items: readonly string[], word: 'and' | 'or'): string {
   if (items.length <= 1) return items.join('');
