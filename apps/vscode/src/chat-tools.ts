@@ -8,6 +8,7 @@
 import {
   type CleanInput,
   checkApiKey,
+  inputText,
   OPERATIONS,
   type Operation,
   operationUrl,
@@ -28,13 +29,6 @@ export const FREE_FROM_HISTORY = 'free: answered from history';
 
 export function registerChatTools(ctx: Ctx): vscode.Disposable[] {
   return OPERATIONS.map((op) => vscode.lm.registerTool(chatToolName(op), new OperationTool(ctx, op)));
-}
-
-/** The input as the API names it: "Phone 5550102030, LName Doe". */
-function describeInput(input: CleanInput): string {
-  return Object.entries(input)
-    .map(([name, value]) => `${name} ${value}`)
-    .join(', ');
 }
 
 /** What a call of this operation would do now, worked out without sending anything. */
@@ -92,7 +86,7 @@ export class OperationTool implements vscode.LanguageModelTool<ToolInput> {
             message: new vscode.MarkdownString(
               this.ctx.scrub(
                 [
-                  `Input: ${describeInput(plan.input)}`,
+                  `Input: ${inputText(plan.input)}`,
                   `Service: ${plan.earlier.request.url}`,
                   `Cost: ${FREE_FROM_HISTORY} of ${timeAgo(Date.now() - plan.earlier.at)} ago; nothing is sent, no transaction spent.`,
                 ].join('\n\n'),
@@ -108,7 +102,7 @@ export class OperationTool implements vscode.LanguageModelTool<ToolInput> {
             message: new vscode.MarkdownString(
               this.ctx.scrub(
                 [
-                  `Input: ${describeInput(plan.input)}`,
+                  `Input: ${inputText(plan.input)}`,
                   `Service: ${plan.service}`,
                   `Cost: ${SPENDS} (a no match too); the answer is kept in the ${CATEGORY} History.`,
                 ].join('\n\n'),

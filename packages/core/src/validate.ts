@@ -10,6 +10,13 @@ import { FIELD_KINDS } from './vocabulary/field-kinds.js';
 /** An input after normalisation: only the fields that were given, with API field names. */
 export type CleanInput = Readonly<Record<string, string>>;
 
+/** A clean input in words, the fields as the API names them: "Phone 5550102030, LName Doe". */
+export function inputText(input: CleanInput): string {
+  return Object.entries(input)
+    .map(([name, value]) => `${name} ${value}`)
+    .join(', ');
+}
+
 export interface Issue {
   /** The API field name, or the fields of the broken rule joined with "+". */
   readonly field: string;

@@ -6,6 +6,7 @@
 import {
   type CleanInput,
   flattenRecord,
+  inputText,
   likelyMeaning,
   type Operation,
   type Outcome,
@@ -20,12 +21,6 @@ export interface Cost {
   readonly spent: number;
   /** The server's spend and budget, in words. */
   readonly budget: string;
-}
-
-function describeInput(input: CleanInput): string {
-  return Object.entries(input)
-    .map(([name, value]) => `${name} ${value}`)
-    .join(', ');
 }
 
 function costText(cost: Cost): string {
@@ -56,7 +51,7 @@ export function outcomeResult(
   outcome: Outcome,
   cost: Cost,
 ): CallToolResult {
-  const head = `${op.title} for ${describeInput(input)}`;
+  const head = `${op.title} for ${inputText(input)}`;
   switch (outcome.kind) {
     case 'record': {
       const record: Record<string, unknown> = { ...outcome.record };
