@@ -2,6 +2,7 @@
 // columns, and the fields the API description does not list (extra columns), from the outcome of
 // the call (or the reason it was never made).
 import {
+  breakdownValues,
   flattenRecord,
   type LeafValue,
   mismatchedFieldCount,
@@ -39,6 +40,8 @@ export interface RowResult {
   readonly mismatches?: number;
   /** A long row's own fields past the header: written after status, where they shift no column. */
   readonly trailing?: readonly string[];
+  /** An ok row's coded values (core's breakdownColumns), as cells: what the run's breakdown counts. */
+  readonly coded?: readonly string[];
 }
 
 /** The status prefix of a paid answer that could not be read. */
@@ -77,9 +80,10 @@ export function resultOf(op: Operation, outcome: Outcome, columns: readonly stri
       for (const [name, value] of Object.entries(extra)) extraCells[name] = cell(value);
       const { status } = rowStatusOf(outcome);
       const differ = mismatchedFieldCount(outcome);
+      const coded = breakdownValues(op, outcome.record as OutputRecord).map(cell);
       return Object.keys(extraCells).length > 0
-        ? { kind: 'ok', status, cells, extra: extraCells, mismatches: differ }
-        : { kind: 'ok', status, cells, mismatches: differ };
+        ? { kind: 'ok', status, cells, extra: extraCells, mismatches: differ, coded }
+        : { kind: 'ok', status, cells, mismatches: differ, coded };
     }
     default:
       // No record: core says what kind of row it makes (a 440 is a no match), with the reason.

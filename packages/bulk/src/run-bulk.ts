@@ -25,6 +25,7 @@ import { setMaxListeners } from 'node:events';
 import { setImmediate } from 'node:timers/promises';
 import type { CleanInput, Operation } from '@enrich/core';
 import { BoundedMap } from './bounded-map.js';
+import { BreakdownCounter } from './breakdown-counter.js';
 import { BulkError } from './bulk-error.js';
 import type { BulkHooks, BulkOptions } from './bulk-options.js';
 import { OutputFile } from './output-file.js';
@@ -161,6 +162,10 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
   const answers = new BoundedMap<string, RowResult>(options.memoryAnswers ?? 20_000);
   // The rows of blank and invalid inputs, one per reason (files repeat their mistakes too).
   const invalidRows = new BoundedMap<string, RowResult>(1000);
+  // What came back, counted as rows are read (see breakdown-counter.ts); rows waiting for a
+  // request's answer, by its key, count when it arrives.
+  const breakdown = new BreakdownCounter(op);
+  const waitingRows = new Map<string, number>();
   let failure: unknown;
   let journalBroken = false;
   let bytesRead = 0;
@@ -257,6 +262,8 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
         slot.result = result;
         pending.delete(key);
         answers.set(key, result);
+        breakdown.add(result, waitingRows.get(key));
+        waitingRows.delete(key);
         flush();
         if (pending.size < maxPending) wake?.();
       })
@@ -300,8 +307,10 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
     const known = answerFor(key);
     if (known) {
       if (first) summary.fromCache++;
+      breakdown.add(known);
       return known;
     }
+    waitingRows.set(key, (waitingRows.get(key) ?? 0) + 1);
     return pending.get(key) ?? ask(key, planned.input);
   };
 
@@ -393,6 +402,8 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
     summary.resumeAt = sender.resumeAt === undefined ? undefined : new Date(sender.resumeAt).toISOString();
     summary.stopped = sender.stopReason === 'interrupted' ? undefined : sender.stopReason;
     summary.outputError = output.error ? describeError(output.error) : undefined;
+    // Of a complete run only: an incomplete one writes no output for it to describe.
+    summary.breakdown = summary.completed ? breakdown.breakdown(summary) : undefined;
     try {
       summary.extraColumns = await output.finish(
         summary.completed,

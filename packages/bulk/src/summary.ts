@@ -1,4 +1,5 @@
 // What a bulk run did, counted as it goes: the summary every client prints or shows.
+import type { Breakdown } from '@enrich/core';
 import type { SaveReport } from './answer-store.js';
 import type { CsvLayout } from './csv-layout.js';
 import type { FileKind } from './file-kind.js';
@@ -73,6 +74,8 @@ export interface BulkSummary {
   found: string | undefined;
   /** Why the input could not be read to its end (a broken quote mid-file, say), if it could not. */
   inputError: string | undefined;
+  /** What came back: the rows' outcomes and each coded value's count (of a completed run). */
+  breakdown: Breakdown | undefined;
   /** False when interrupted or stopped by a file problem: the output was not written. */
   completed: boolean;
   elapsedMs: number;
@@ -119,6 +122,7 @@ export function emptySummary(names: {
     inputKind: undefined,
     found: undefined,
     inputError: undefined,
+    breakdown: undefined,
     completed: false,
     elapsedMs: 0,
   };

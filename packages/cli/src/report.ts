@@ -1,6 +1,6 @@
 // The closing summary of a bulk run or a dry run, for people (JSON is the summary object itself).
 import { type CsvLayout, type FileKind, outputHasBom } from '@enrich/bulk';
-import { paceReachedText, throttledText } from '@enrich/core';
+import { type Breakdown, breakdownText, LIKELY_NOTE, paceReachedText, throttledText } from '@enrich/core';
 import type { BulkSummary } from './bulk.js';
 import type { DryRunSummary } from './dry-run.js';
 import { grouped, printable, twoColumns } from './terminal-text.js';
@@ -37,6 +37,11 @@ export function bulkReport(title: string, s: BulkSummary): string {
   } else if (s.stopped) {
     const when = s.resumeAt ? ` after ${s.resumeAt} (when the service said to come back)` : '';
     lines.push(`  stopped sending: ${stopText(s.stopped)}; run the same command again${when} to carry on`);
+  }
+  if (s.breakdown && s.breakdown.rows > 0) {
+    lines.push('', 'What came back:', indent(breakdownText(printableLabels(s.breakdown), grouped)));
+    if (s.breakdown.fields.some((f) => f.values.some((v) => v.meaning !== undefined)))
+      lines.push(`  (${LIKELY_NOTE})`);
   }
   return lines.join('\n');
 }
@@ -162,6 +167,17 @@ function stopText(reason: string): string {
     default:
       return reason;
   }
+}
+
+// A label is the service's text: shown on one line, with no control character a terminal obeys.
+function printableLabels(b: Breakdown): Breakdown {
+  return {
+    ...b,
+    fields: b.fields.map((f) => ({
+      ...f,
+      values: f.values.map((v) => ({ ...v, label: printable(v.label) })),
+    })),
+  };
 }
 
 function indent(text: string): string {

@@ -3,6 +3,8 @@
 // Buffer or process (test/vm.test.ts proves it on the bundle).
 export * from './batch.js';
 export * from './billing.js';
+export * from './breakdown.js';
+export * from './breakdown-text.js';
 export * from './call.js';
 export * from './catalog.js';
 export * from './column-mapping.js';
@@ -16,7 +18,7 @@ export * from './keys.js';
 export * from './likely.js';
 export * from './normalise.js';
 export * from './openapi.js';
-export type { GroupField, LeafField, Looks, OutputField, OutputShape } from './outputs.js';
+export type { CountedAs, GroupField, LeafField, Looks, OutputField, OutputShape } from './outputs.js';
 export * from './pace/pace.js';
 export * from './pace/pace-changes.js';
 export * from './request.js';

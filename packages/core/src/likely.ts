@@ -14,6 +14,18 @@ export const LIKELY_MEANINGS: Partial<Record<Looks, Readonly<Record<string, stri
     N: 'phone matched a different person',
     U: 'unconfirmed',
   },
+  'result-code': {
+    VERIFIED: 'the mailbox exists',
+    UNDELIVERABLE: 'mail to it would bounce',
+    CATCHALL: 'the domain accepts any address',
+    UNKNOWN: 'could not be checked',
+    DISTRIBUTIONGROUP: 'a group or list address',
+    SPAMTRAP: 'a spam trap',
+    COMPLAINER: 'marks mail as spam',
+    BOT: 'an automated address',
+    SUPPRESSED: 'on a suppression list',
+    SEEDACCOUNT: 'a seed account',
+  },
   'income-band': { A: 'under $20,000', I: 'over $149,999' },
   confidence: { '1': 'highest confidence', '7': 'unconfirmed' },
 };

@@ -62,7 +62,14 @@ export interface LeafField {
    * never be met: a score of an item no input can give.
    */
   readonly computedFrom?: readonly (readonly InputLooks[])[];
+  /**
+   * A coded field that a bulk run's breakdown counts (breakdown.ts): each value with its count
+   * (`values`), or numeric scores counted in bands of 20 (`bands`).
+   */
+  readonly breakdown?: CountedAs;
 }
+
+export type CountedAs = 'values' | 'bands';
 
 export interface GroupField {
   readonly type: 'object';
@@ -84,6 +91,9 @@ export interface StringLeaf extends LeafField {
 
 const str = (looks: Looks, note?: string): StringLeaf =>
   note === undefined ? { type: 'string', looks } : { type: 'string', looks, note };
+/** A leaf that a run's breakdown counts. */
+const counted = <const Leaf extends LeafField>(leaf: Leaf, how: CountedAs = 'values') =>
+  ({ ...leaf, breakdown: how }) as const;
 const group = <const Fields extends Record<string, LeafField>>(
   fields: Fields,
   columns: 'leaf' | 'prefixed' = 'leaf',
@@ -116,8 +126,8 @@ const autoAppendAddress = group({
   CRTE: str('code', 'carrier route'),
   CNTY: str('digits', 'county code'),
   Z4Type: str('code'),
-  DPV: str('code', 'delivery point validation code; meanings not shown'),
-  Vacant: str('yn-flag', 'meanings not shown'),
+  DPV: counted(str('code', 'delivery point validation code; meanings not shown')),
+  Vacant: counted(str('yn-flag', 'meanings not shown')),
   MSA: str('digits'),
   CBSA: str('digits'),
 });
@@ -126,7 +136,7 @@ const emailLookupAddress = group({
   ...streetParts,
   ...unitAndPlace,
   CNTY: str('digits', 'county code'),
-  Deliverable: str('yn-flag', 'string flag'),
+  Deliverable: counted(str('yn-flag', 'string flag')),
   ValDate: str('date-ymd', 'yyyymmdd'),
 });
 
@@ -138,7 +148,7 @@ const phoneLookupAddress = group({
   Zip: str('zip'),
   Z4: str('zip4'),
   CNTY: str('digits', 'county code'),
-  Deliverable: { type: 'boolean', looks: 'yn-flag' } as const,
+  Deliverable: counted({ type: 'boolean', looks: 'yn-flag' } as const),
   ValDate: str('date-mdy', 'month/day/year'),
 });
 
@@ -157,34 +167,43 @@ const vehicle = group(
   'prefixed',
 );
 
-// Demographics: coded values whose meanings the description does not show.
+type Entry =
+  | readonly [string, Looks]
+  | readonly [string, Looks, readonly (readonly InputLooks[])[] | undefined]
+  | readonly [string, Looks, readonly (readonly InputLooks[])[] | undefined, CountedAs];
+
+/** The tail of a group row that its run's breakdown counts by value (no computedFrom). */
+const COUNTED = [undefined, 'values'] as const;
+
+// Demographics: coded values whose meanings the description does not show. The coded ones (codes,
+// flags, bands) are counted in a run's breakdown.
 const DEMOGRAPHIC_FIELDS = [
-  ['Gender', 'code'],
+  ['Gender', 'code', ...COUNTED],
   ['Age', 'age'],
   ['DOB', 'birth-date'],
   ['LOR', 'count'],
-  ['Homeowner', 'code'],
-  ['EHI', 'income-band'],
-  ['DwellType', 'code'],
-  ['Married', 'code'],
+  ['Homeowner', 'code', ...COUNTED],
+  ['EHI', 'income-band', ...COUNTED],
+  ['DwellType', 'code', ...COUNTED],
+  ['Married', 'code', ...COUNTED],
   ['MedYrBld', 'year'],
-  ['MobHome', 'yn-flag'],
-  ['Pool', 'yn-flag'],
-  ['FirePl', 'yn-flag'],
-  ['SglParent', 'yn-flag'],
+  ['MobHome', 'yn-flag', ...COUNTED],
+  ['Pool', 'yn-flag', ...COUNTED],
+  ['FirePl', 'yn-flag', ...COUNTED],
+  ['SglParent', 'yn-flag', ...COUNTED],
   ['HHNBRSR', 'count'],
-  ['CreditCard', 'yn-flag'],
+  ['CreditCard', 'yn-flag', ...COUNTED],
   ['WealthScr', 'score'],
-  ['CharityDnr', 'yn-flag'],
-  ['MrktHomeVal', 'code'],
-  ['Education', 'code'],
-  ['Ethnicity', 'code'],
-  ['ChildCd', 'yn-flag'],
-  ['ChildAgeCd', 'code'],
+  ['CharityDnr', 'yn-flag', ...COUNTED],
+  ['MrktHomeVal', 'code', ...COUNTED],
+  ['Education', 'code', ...COUNTED],
+  ['Ethnicity', 'code', ...COUNTED],
+  ['ChildCd', 'yn-flag', ...COUNTED],
+  ['ChildAgeCd', 'code', ...COUNTED],
   ['ChildNbrCd', 'count'],
-  ['VehLux', 'yn-flag'],
-  ['VehSuv', 'yn-flag'],
-  ['VehTrk', 'yn-flag'],
+  ['VehLux', 'yn-flag', ...COUNTED],
+  ['VehSuv', 'yn-flag', ...COUNTED],
+  ['VehTrk', 'yn-flag', ...COUNTED],
   ['PctBlk', 'percent'],
   ['PctWht', 'percent'],
   ['PctHsp', 'percent'],
@@ -201,8 +220,8 @@ const DEMOGRAPHIC_FIELDS = [
   ['PctWhiteCollar', 'percent'],
   ['PctBlueCollar', 'percent'],
   ['PctOccO', 'percent'],
-  ['DemoLvl', 'code'],
-] as const satisfies ReadonlyArray<readonly [string, Looks]>;
+  ['DemoLvl', 'code', ...COUNTED],
+] as const satisfies readonly Entry[];
 
 // IDScores: every value is a string; scores are numeric text, "empty when not computed". A score
 // about an item the request did not supply is not computed: `computedFrom` says which items each
@@ -239,24 +258,20 @@ const ID_SCORE_FIELDS = [
   ['ValidCount', 'decimal'],
   ['LinkageCount', 'score'],
   ['RiskFlagCount', 'score'],
-  ['ValidationSummary', 'pass-fail'],
-  ['LinkageSummary', 'pass-fail'],
-  ['RiskFlagSummary', 'pass-fail'],
-  ['IDVerifyScore', 'score'],
-] as const satisfies ReadonlyArray<
-  readonly [string, Looks] | readonly [string, Looks, readonly (readonly InputLooks[])[]]
->;
+  ['ValidationSummary', 'pass-fail', ...COUNTED],
+  ['LinkageSummary', 'pass-fail', ...COUNTED],
+  ['RiskFlagSummary', 'pass-fail', ...COUNTED],
+  ['IDVerifyScore', 'score', undefined, 'bands'],
+] as const satisfies readonly Entry[];
 
-type Entry = readonly [string, Looks] | readonly [string, Looks, readonly (readonly InputLooks[])[]];
-
-/** A group of text leaves from [name, looks, computedFrom?] rows, keeping the names as its keys. */
+/** A group of text leaves from [name, looks, computedFrom?, breakdown?] rows, keeping the names as its keys. */
 const groupOf = <const Entries extends readonly Entry[]>(entries: Entries) =>
   group(
     Object.fromEntries(
-      entries.map(([fieldName, looks, computedFrom]) => [
-        fieldName,
-        computedFrom === undefined ? str(looks) : { ...str(looks), computedFrom },
-      ]),
+      entries.map(([fieldName, looks, computedFrom, breakdown]) => {
+        const leaf: LeafField = computedFrom === undefined ? str(looks) : { ...str(looks), computedFrom };
+        return [fieldName, breakdown === undefined ? leaf : { ...leaf, breakdown }];
+      }),
     ) as { readonly [K in Entries[number][0]]: StringLeaf },
   );
 
@@ -276,7 +291,7 @@ export const emailAppendOutput = { email: str('email'), trace: str('identifier')
 
 export const phoneAppendOutput = {
   Phone: str('phone-formatted'),
-  PhoneType: str('phone-type'),
+  PhoneType: counted(str('phone-type')),
   FirstSeen: str('date-mdy', 'month/day/year'),
   LastSeen: str('date-mdy', 'month/day/year'),
   TelcoName: str('carrier'),
@@ -298,12 +313,12 @@ export const phoneLookupOutput = {
 
 export const emailVerifyOutput = {
   Email: str('email'),
-  Result: str('result-code', 'allowed values not shown'),
+  Result: counted(str('result-code', 'allowed values not shown')),
 } satisfies OutputShape;
 
 export const tcpaVerifyOutput = {
-  verification_code: str('tcpa-code', 'short code; allowed values not shown'),
-  phone_type: str('line-type', 'short code; allowed values not shown'),
+  verification_code: counted(str('tcpa-code', 'short code; allowed values not shown')),
+  phone_type: counted(str('line-type', 'short code; allowed values not shown')),
 } satisfies OutputShape;
 
 export const idVerifyOutput = { IDScores: groupOf(ID_SCORE_FIELDS) } satisfies OutputShape;
