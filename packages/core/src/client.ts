@@ -10,6 +10,7 @@ import type { CallResult, EnrichClient, MethodOptions } from './client-types.js'
 import { callError } from './errors.js';
 import { createFetchTransport } from './fetch-transport.js';
 import { timeoutProblem } from './http.js';
+import { flagFromText, numberFromText } from './leaf-text.js';
 import type { LeafField, OutputShape } from './outputs.js';
 import type { LeafValue, Outcome, OutputRecord } from './response.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
@@ -144,12 +145,10 @@ function typedLeaf(spec: LeafField, value: LeafValue | undefined): Leaf {
   switch (spec.type) {
     case 'number':
       if (typeof value === 'number') return value;
-      if (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value.trim())) return Number(value);
-      return null;
+      return typeof value === 'string' ? (numberFromText(value) ?? null) : null;
     case 'boolean':
       if (typeof value === 'boolean') return value;
-      if (value === 'true' || value === 'false') return value === 'true';
-      return null;
+      return typeof value === 'string' ? (flagFromText(value) ?? null) : null;
     case 'string':
       if (value === null || value === undefined) return spec.nullable ? null : '';
       return typeof value === 'string' ? value : String(value);
