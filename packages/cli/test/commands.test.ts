@@ -16,7 +16,7 @@ describe('the command line', () => {
     for (const op of OPERATIONS) {
       const flags = op.inputs.map((f) => `--${flagOf(f)}`).join(' ');
       expect(help.stdout).toMatch(
-        new RegExp(`\\n  ${op.id}\\|${op.title} \\[options\\] +${op.title}: ${flags}\\n`),
+        new RegExp(`\\n  ${op.id}\\|${op.id.replace(/-/g, '_')} \\[options\\] +${op.title}: ${flags}\\n`),
       );
     }
     expect(help.stdout).toContain('check-key');
@@ -55,6 +55,7 @@ describe('the command line', () => {
   it('without an operation, shows the help as a usage error', async () => {
     const ran = await run([]);
     expect(ran.code).toBe(2);
-    expect(ran.stderr).toContain('phone-lookup|Phone Lookup');
+    expect(ran.stderr).toContain('phone-lookup|phone_lookup');
+    expect(ran.stderr).not.toMatch(/\|[A-Z][a-z]+ /);
   });
 });

@@ -206,9 +206,11 @@ export function addOperationCommand(program: Command, op: Operation, action: Ope
  * Other names of the command: the title (`"Phone Lookup"`), and the id and title in lower and upper
  * case, with `_` or nothing between the words (`phonelookup`, `PHONE_LOOKUP`).
  */
+// Help shows the first alias beside the command's name: one without spaces (auto_append), so that
+// the line reads as something to type; the title ("Auto Append", quoted) works as well.
 function namesOf(op: Operation): string[] {
   const names = new Set<string>();
-  for (const name of [op.title, op.id.replace(/-/g, '_'), squash(op.id)]) {
+  for (const name of [op.id.replace(/-/g, '_'), squash(op.id), op.title]) {
     for (const form of [name, name.toLowerCase(), name.toUpperCase()]) names.add(form);
   }
   names.delete(op.id);
