@@ -2,8 +2,8 @@
 // showed in the profile (EventTarget is slow in Node); a list of callbacks behind one listener is not.
 //
 // The waiters are a doubly linked list, not a Set: a bulk run adds and removes one or two per
-// request, and that churn through a Set's hash table cost garbage collections (measured on 6,400
-// requests through the CLI: 90 scavenges and 5 full collections with a Set, 83 and 2 with the list).
+// request, and that churn through a Set's hash table cost garbage collections (the CLI's
+// bench/README.md has the count).
 
 interface Waiter {
   readonly callback: () => void;

@@ -9,9 +9,9 @@ import type { stream } from 'exceljs';
 type WorkbookReader = stream.xlsx.WorkbookReader;
 
 // A sheet's XML is handed to exceljs in pieces of this many characters, not the temp file's 64 KB
-// chunks: exceljs turns a piece into all its rows at once, and the rows of a 64 KB piece were alive
-// long enough to be promoted to the old generation by the CLI's small young generation: a 100,000-
-// row sheet then took 2.5 s to read instead of 1.5, for 35 MiB more peak RSS.
+// chunks: exceljs turns a piece into all its rows at once, and the rows of a 64 KB piece lived long
+// enough to be promoted to the old generation by the CLI's small young generation, which made
+// reading much slower (the CLI's bench/README.md has the figures).
 const PIECE_CHARS = 16 * 1024;
 
 /**

@@ -49,9 +49,8 @@ export class OutputFile {
     this.tempPath = `${outPath}.partial`;
     // A buffer of 256 KB, not Node's 16 KB: a run writes its output in 64 KB batches, and waiting
     // for the disk after each one (thousands of round trips through the thread pool at the end of a
-    // big run, when the rows on disk come out) cost seconds. Not 1 MB either: with that much queued,
-    // a cached run's peak RSS was 153-159 MiB in half the runs (about 110 MiB with 256 KB), at the
-    // same wall time.
+    // big run, when the rows on disk come out) cost seconds. Not 1 MB either: that much queued raised
+    // a cached run's peak memory by a third, at the same wall time (the CLI's bench/README.md).
     this.file = createWriteStream(this.tempPath, { highWaterMark: 256 * 1024 });
     this.file.on('error', (error) => {
       this.error ??= error;

@@ -8,10 +8,10 @@ import { acquireLock, type FileLock } from './file-lock.js';
 import type { RowFormat } from './row-format.js';
 
 // A run syncs its journal at most this often, each sync covering every answer written meanwhile.
-// Each fdatasync is work for the kernel's journal on a machine that is also running the network:
-// on 6,400 requests at the benchmark's latency and concurrency, syncing every 50 ms rather than
-// every 10 ms made the run 1% faster, as fast as not syncing at all. An answer's line is written
-// (a kill keeps it) the moment it arrives; only its row waits up to this long to count as done.
+// Each fdatasync is work for the kernel's journal on a machine that is also running the network; at
+// this interval a run is as fast as one that does not sync (the CLI's bench/README.md). An answer's
+// line is written (a kill keeps it) the moment it arrives; only its row waits up to this long to
+// count as done.
 const JOURNAL_SYNC_INTERVAL_MS = 50;
 
 // The answer cache (locked, journal loaded) and the output's lock; stops before anything is sent.
