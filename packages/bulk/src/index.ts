@@ -33,6 +33,7 @@ export {
   SANDBOX_NAMESPACE,
 } from './files.js';
 export { createHttpTransport, type HttpTransportOptions } from './http-transport.js';
+export { readHeader } from './open-source.js';
 export { type BulkPlan, type PlanOptions, planBulk } from './plan-bulk.js';
 export { type BulkProgress, estimatedRows } from './progress.js';
 export {
@@ -45,7 +46,7 @@ export {
   resultOf,
   UNREADABLE_STATUS,
 } from './row-result.js';
-export { readHeader, type SourceChoice } from './row-source.js';
+export type { SourceChoice } from './row-source.js';
 export { GRACE_MS, outputHeader, runBulk } from './run-bulk.js';
 export { distinctFiles, realPath } from './same-file.js';
 export { MAX_RETRY_AFTER_MS, type PaceSummary, type SenderOptions, type StopReason } from './sender.js';

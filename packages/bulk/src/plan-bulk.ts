@@ -5,9 +5,10 @@ import type { Operation } from '@enrich/core';
 import { AnswerStore } from './answer-store.js';
 import type { CsvLayout } from './csv-layout.js';
 import type { FileKind } from './file-kind.js';
+import { openSource } from './open-source.js';
 import { mapInput, rowPlanner } from './row-planner.js';
 import { isUnreadable } from './row-result.js';
-import { openSource, type SourceChoice } from './row-source.js';
+import type { SourceChoice } from './row-source.js';
 import { INVALID_EXAMPLES, type InvalidExample } from './summary.js';
 
 export interface PlanOptions {

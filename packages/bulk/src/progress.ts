@@ -2,7 +2,6 @@
 // a callback per row would cost more than the row). The file's size is known and its row count is
 // not: clients estimate the total from rows per byte read so far (see estimatedRows).
 import type { PaceReading } from '@enrich/core';
-import type { BulkHooks } from './bulk-options.js';
 
 export interface BulkProgress {
   /** Rows read, and rows written to the output. */
@@ -19,8 +18,14 @@ export interface BulkProgress {
   readonly pace: PaceReading;
 }
 
+/** What a run's hooks say about progress (bulk-options.ts: BulkHooks). */
+interface ProgressHooks {
+  readonly onProgress?: ((progress: BulkProgress) => void) | undefined;
+  readonly progressEveryMs?: number | undefined;
+}
+
 export function startProgress(
-  hooks: BulkHooks,
+  hooks: ProgressHooks,
   totalBytes: number,
   read: () => Omit<BulkProgress, 'totalBytes'>,
 ): { stop(): void } {

@@ -1,15 +1,10 @@
 // Where a run's rows come from. Each kind of file has its own source (csv-source.ts,
 // jsonl-source.ts, xlsx-source.ts): it reads the file as a stream of records, each a row's fields
 // as text in the header's order, and says what it found. A run plans, sends and writes those
-// records the same whatever the file; a new kind of file is a new source here and a new format in
-// row-format.ts.
-import { statSync } from 'node:fs';
-import { BulkError } from './bulk-error.js';
+// records the same whatever the file; a new kind of file is a new source (opened by open-source.ts)
+// and a new format in row-format.ts.
 import type { CsvLayout, LayoutChoice } from './csv-layout.js';
-import { openCsvSource } from './csv-source.js';
-import { type FileKind, fileKindOf } from './file-kind.js';
-import { openJsonlSource } from './jsonl-source.js';
-import { openXlsxSource } from './xlsx-source.js';
+import type { FileKind } from './file-kind.js';
 
 /** Rows read together: as many as the source had ready (no promise per row). */
 export interface RowBatch {
@@ -44,35 +39,4 @@ export interface RowSource {
 /** What the user forced: a CSV's encoding and separator, a workbook's sheet. */
 export interface SourceChoice extends LayoutChoice {
   readonly sheet?: string | undefined;
-}
-
-/**
- * Opens the input and reads its header; stops, before anything is spent, if the file cannot be read
- * or is not what its name says.
- */
-export async function openSource(path: string, choice: SourceChoice = {}): Promise<RowSource> {
-  let sizeBytes: number;
-  try {
-    const stat = statSync(path);
-    if (stat.isDirectory()) throw new Error('it is a directory');
-    sizeBytes = stat.size;
-  } catch (error) {
-    throw new BulkError(`Cannot read ${path}: ${(error as Error).message}`);
-  }
-  const kind = fileKindOf(path);
-  switch (kind) {
-    case 'xlsx':
-      return openXlsxSource(path, sizeBytes, choice.sheet);
-    case 'jsonl':
-      return openJsonlSource(path, sizeBytes);
-    default:
-      return openCsvSource(path, sizeBytes, choice);
-  }
-}
-
-/** The header row of an input (for a client that lets the user edit the column mapping first). */
-export async function readHeader(path: string, choice: SourceChoice = {}): Promise<string[]> {
-  const source = await openSource(path, choice);
-  source.close();
-  return [...source.header];
 }

@@ -28,6 +28,7 @@ import { BoundedMap } from './bounded-map.js';
 import { BreakdownCounter } from './breakdown-counter.js';
 import { BulkError } from './bulk-error.js';
 import type { BulkHooks, BulkOptions } from './bulk-options.js';
+import { openSource } from './open-source.js';
 import { OutputFile } from './output-file.js';
 import { formatFor } from './output-kind.js';
 import { startProgress } from './progress.js';
@@ -42,7 +43,7 @@ import {
   resultOf,
   unansweredResult,
 } from './row-result.js';
-import { openSource, type RowBatch } from './row-source.js';
+import type { RowBatch } from './row-source.js';
 import { describeError, openFiles } from './run-files.js';
 import { paceSummary, Sender } from './sender.js';
 import {

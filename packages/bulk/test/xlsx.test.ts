@@ -19,7 +19,7 @@ import {
   planBulk,
   runBulk,
 } from '../src/index.js';
-import { openSource } from '../src/row-source.js';
+import { openSource } from '../src/open-source.js';
 import { op, phone, sandboxRun } from './sandbox-run.js';
 
 let server: SandboxServer;
