@@ -136,7 +136,14 @@ describe('formula neutralisation', () => {
       },
       ['Phone', 'TelcoName', 'PHV', 'trace'],
     );
-    expect(result).toEqual({ kind: 'ok', status: 'ok', cells: ["'=cmd", '', '-3', "'+x"], mismatches: 0 });
+    // `coded`: the breakdown's PhoneType, counted whether or not it is an output column.
+    expect(result).toEqual({
+      kind: 'ok',
+      status: 'ok',
+      cells: ["'=cmd", '', '-3', "'+x"],
+      mismatches: 0,
+      coded: [''],
+    });
   });
 });
 
