@@ -34,6 +34,7 @@ export {
 } from './files.js';
 export { createHttpTransport, type HttpTransportOptions } from './http-transport.js';
 export { readHeader } from './open-source.js';
+export { outputHeader } from './output-columns.js';
 export { type BulkPlan, type PlanOptions, planBulk } from './plan-bulk.js';
 export { type BulkProgress, estimatedRows } from './progress.js';
 export {
@@ -47,7 +48,7 @@ export {
   UNREADABLE_STATUS,
 } from './row-result.js';
 export type { SourceChoice } from './row-source.js';
-export { GRACE_MS, outputHeader, runBulk } from './run-bulk.js';
+export { GRACE_MS, runBulk } from './run-bulk.js';
 export { distinctFiles, realPath } from './same-file.js';
 export { MAX_RETRY_AFTER_MS, type PaceSummary, type SenderOptions, type StopReason } from './sender.js';
 export { type BulkSummary, type InvalidExample, rowsWritten } from './summary.js';

@@ -5,7 +5,14 @@ import { AnswerStore } from './answer-store.js';
 import { BulkError, OutputInTheWay } from './bulk-error.js';
 import type { BulkOptions } from './bulk-options.js';
 import { acquireLock, type FileLock } from './file-lock.js';
+import { openSource } from './open-source.js';
+import { outputHeader } from './output-columns.js';
+import { formatFor } from './output-kind.js';
 import type { RowFormat } from './row-format.js';
+import { mapInput, rowPlanner } from './row-planner.js';
+import type { RowSource } from './row-source.js';
+
+type RowPlanner = ReturnType<typeof rowPlanner>;
 
 // A run syncs its journal at most this often, each sync covering every answer written meanwhile.
 // Each fdatasync is work for the kernel's journal on a machine that is also running the network; at
@@ -14,10 +21,43 @@ import type { RowFormat } from './row-format.js';
 // count as done.
 const JOURNAL_SYNC_INTERVAL_MS = 50;
 
+/** What a run opens before it sends anything: its input, its row planner, its output's format, its files. */
+export interface OpenedRun {
+  readonly input: RowSource;
+  readonly plan: RowPlanner;
+  readonly format: RowFormat;
+  readonly store: AnswerStore;
+  readonly outputLock: FileLock;
+}
+
+/**
+ * Opens the input and plans its columns (the mapping is checked here), chooses the output's format
+ * and opens the files; stops, with nothing sent, at the first that fails.
+ */
+export async function openRun(options: BulkOptions): Promise<OpenedRun> {
+  const { op, columns } = options;
+  const input = await openSource(options.inPath, options.layout);
+  let plan: RowPlanner;
+  try {
+    plan = rowPlanner(op, input.header, mapInput(op, options.inPath, input.header, options.overrides));
+  } catch (error) {
+    input.close();
+    throw error;
+  }
+  const format = formatFor(options.outPath, {
+    inputKind: input.kind,
+    inputHeader: input.header,
+    header: outputHeader(op, input.header, columns),
+    layout: input.layout,
+    sheet: input.sheet,
+  });
+  return { input, plan, format, ...(await openFiles(options, format, () => input.close())) };
+}
+
 // The answer cache (locked, journal loaded) and the output's lock; stops before anything is sent.
 // The output's format says what an output of ours looks like: an existing --out that is not one is
 // refused.
-export async function openFiles(
+async function openFiles(
   options: BulkOptions,
   format: RowFormat,
   closeInput: () => void,

@@ -1,10 +1,12 @@
 // What a bulk run did, counted as it goes: the summary every client prints or shows.
 import type { Breakdown } from '@enrich/core';
 import type { SaveReport } from './answer-store.js';
+import type { BulkOptions } from './bulk-options.js';
 import type { CsvLayout } from './csv-layout.js';
 import type { FileKind } from './file-kind.js';
 import type { ResultKind, RowResult } from './row-result.js';
-import type { PaceSummary, StopReason } from './sender.js';
+import type { RowSource } from './row-source.js';
+import { type PaceSummary, paceSummary, type Sender, type StopReason } from './sender.js';
 
 export interface InvalidExample {
   /** As a spreadsheet numbers it: the header is row 1. */
@@ -82,6 +84,27 @@ export interface BulkSummary {
 }
 
 export const INVALID_EXAMPLES = 5;
+
+/** A run's summary before its first row: the files as the user named them, what was found in them. */
+export function runSummary(
+  options: BulkOptions,
+  input: RowSource,
+  store: { readonly unreadableLines: number; readonly imported: number },
+): BulkSummary {
+  const display = options.display ?? String;
+  const summary = emptySummary({
+    operation: options.op.id,
+    input: display(options.inPath),
+    output: display(options.outPath),
+    cache: display(options.cachePath),
+  });
+  summary.layout = input.layout;
+  summary.inputKind = input.kind;
+  summary.found = input.found;
+  summary.unreadableCacheLines = store.unreadableLines;
+  summary.rescuedImported = store.imported;
+  return summary;
+}
 
 export function emptySummary(names: {
   operation: string;
@@ -162,4 +185,17 @@ export function countCode(summary: BulkSummary, code: number): void {
 /** Rows written so far (every kind). */
 export function rowsWritten(s: BulkSummary): number {
   return s.ok + s.noMatch + s.unreadable + s.invalid + s.errors + s.notSent;
+}
+
+/** What the sender did, once the run has stopped sending: spent, sent, paced, stopped. */
+export function takeSenderCounts(summary: BulkSummary, sender: Sender): void {
+  summary.transactions = sender.spent;
+  summary.requests = sender.started;
+  summary.attempts = sender.attempts;
+  summary.throttled = sender.throttled;
+  summary.pace = paceSummary(sender);
+  summary.abandoned = sender.abandoned;
+  summary.unanswered = sender.unanswered;
+  summary.resumeAt = sender.resumeAt === undefined ? undefined : new Date(sender.resumeAt).toISOString();
+  summary.stopped = sender.stopReason === 'interrupted' ? undefined : sender.stopReason;
 }
