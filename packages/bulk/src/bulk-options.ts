@@ -20,7 +20,7 @@ export interface BulkOptions {
   /** Field -> column name, where the automatic mapping is not what the user wants. */
   readonly overrides: Readonly<Record<string, string>>;
   /** How requests are sent: settings (key, bases), transport, retry policy, concurrency, budget. */
-  readonly sender: Omit<SenderOptions, 'op' | 'abandonSignal' | 'mayNotSend'>;
+  readonly sender: Omit<SenderOptions, 'op' | 'abandonSignal' | 'mayNotSend' | 'onPaid'>;
   /** Rows held while waiting for an answer before reading pauses. */
   readonly windowRows?: number;
   /** Answers kept in memory; the rest are read back from the cache file. */
@@ -51,4 +51,6 @@ export interface BulkHooks {
   /** Called every progressEveryMs while the run goes on, and once at the end. */
   readonly onProgress?: (progress: BulkProgress) => void;
   readonly progressEveryMs?: number;
+  /** Told of each paid transaction as the run counts it (a client's spend ledger). */
+  readonly onPaid?: (count: number) => void;
 }

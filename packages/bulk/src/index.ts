@@ -33,6 +33,15 @@ export {
   SANDBOX_NAMESPACE,
 } from './files.js';
 export { createHttpTransport, type HttpTransportOptions } from './http-transport.js';
+export {
+  LEDGER_ENV,
+  LedgerFile,
+  ledgerPath,
+  SANDBOX_ORIGIN,
+  SpendRecorder,
+  type SpendRecorderOptions,
+  spendOrigin,
+} from './ledger-file.js';
 export { readHeader } from './open-source.js';
 export { outputHeader } from './output-columns.js';
 export { type BulkPlan, type PlanOptions, planBulk } from './plan-bulk.js';

@@ -110,6 +110,7 @@ class BulkRun {
     this.sender = new Sender({
       ...options.sender,
       op,
+      onPaid: hooks.onPaid,
       abandonSignal: this.abandon.signal,
       mayNotSend: () =>
         store.failure ? `the answer cache could not be written (${describeError(store.failure)})` : undefined,

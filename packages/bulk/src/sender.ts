@@ -96,6 +96,8 @@ export interface SenderOptions {
    * between.
    */
   readonly mayNotSend?: () => string | undefined;
+  /** Told of each paid answer as it is counted in `spent` (the spend ledger's recorder). */
+  readonly onPaid?: ((count: number) => void) | undefined;
 }
 
 /** Where one request stands: how many attempts left, and whether one was abandoned on the wire. */
@@ -342,7 +344,10 @@ export class Sender {
     // Core stopped retrying because the service asked for a longer wait than the cap.
     if (report.waitTooLong) this.pauseFor(report.waitTooLong.retryAfterMs);
     const billable = isPaid(outcome);
-    if (billable) this.spent++;
+    if (billable) {
+      this.spent++;
+      this.options.onPaid?.(1);
+    }
     this.learn(outcome, billable, state.firstSentAt);
     const keeping = billable && keep ? keep(outcome) : Promise.resolve(billable);
     return { sent: true, outcome, billable, keeping };

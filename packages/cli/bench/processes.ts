@@ -92,6 +92,8 @@ export function enrich(
     ENRICH_API_KEY: DEMO_KEY,
     ENRICH_BASE_URL: sandbox.url,
     ENRICH_BASE_URL_V3: sandbox.url,
+    // The runs' spend goes to a ledger of the bench's own, not the user's.
+    ENRICH_LEDGER: join(dir, 'ledger.jsonl'),
   };
   return run([process.execPath, BIN, 'phone-lookup', ...args, '--json', '--quiet'], dir, env, options);
 }

@@ -17,10 +17,12 @@ export { type BulkSummary, GRACE_MS, outputHeader } from '@enrich/bulk';
 export interface CliBulkOptions extends BulkOptions {
   readonly progress?: ProgressReporter | undefined;
   readonly signal?: AbortSignal;
+  /** Told of each paid transaction (the spend ledger's recorder). */
+  readonly onPaid?: (count: number) => void;
 }
 
 export async function runBulk(options: CliBulkOptions): Promise<BulkSummary> {
-  const { progress, signal, ...engine } = options;
+  const { progress, signal, onPaid, ...engine } = options;
   let latest: BulkProgress | undefined;
   const onProgress = (p: BulkProgress) => {
     // The reporter reads the latest figures on its own timer; it starts with the first ones.
@@ -28,7 +30,11 @@ export async function runBulk(options: CliBulkOptions): Promise<BulkSummary> {
     latest = p;
   };
   try {
-    return await runEngine(engine, { ...(signal ? { signal } : {}), ...(progress ? { onProgress } : {}) });
+    return await runEngine(engine, {
+      ...(signal ? { signal } : {}),
+      ...(progress ? { onProgress } : {}),
+      ...(onPaid ? { onPaid } : {}),
+    });
   } catch (error) {
     throw usageError(error);
   } finally {

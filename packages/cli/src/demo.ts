@@ -4,13 +4,15 @@
 // The answer cache (examples/out/.enrich-cache.jsonl) is kept between demos on purpose: the second
 // `pnpm start` shows every answer coming from it, 0 transactions spent. `rm -rf examples/out`
 // starts afresh.
-import { join, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { demoSpendText } from './demo-spend.js';
 import { main, processIo } from './main.js';
 
 const root = resolve(import.meta.dirname, '..', '..', '..');
 const io = { ...processIo(), cwd: root };
 const input = join('examples', 'leads.csv');
-const outDir = join('examples', 'out');
+// ENRICH_DEMO_OUT: another folder (the demo's test uses a temporary one, leaving examples/out alone).
+const outDir = process.env.ENRICH_DEMO_OUT || join('examples', 'out');
 
 const say = (text: string) => process.stdout.write(`${text}\n`);
 say(
@@ -27,8 +29,11 @@ for (const op of ['phone-lookup', 'email-verify']) {
 }
 // pnpm runs this in packages/cli; INIT_CWD is where the user typed the command.
 const here = process.env.INIT_CWD ?? process.cwd();
-say(`Enriched CSVs are in ${relative(here, join(root, outDir)) || '.'}/ (git-ignored).`);
+const near = relative(here, resolve(root, outDir));
+const shownOut = near.startsWith('..') || isAbsolute(near) ? resolve(root, outDir) : near || '.';
+say(`Enriched CSVs are in ${shownOut}/ (git-ignored).`);
+say(demoSpendText(io.env));
 say(
-  'Run it again and every answer comes from the answer cache: 0 transactions. rm -rf examples/out to start afresh.',
+  `Run it again and every answer comes from the answer cache: 0 transactions. rm -rf ${shownOut} to start afresh.`,
 );
 process.exitCode = exitCode;

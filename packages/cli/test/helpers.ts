@@ -18,6 +18,12 @@ export function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'enrich-cli-test-'));
 }
 
+/**
+ * The spend ledger of every command a test runs (runCli, spawnCli), unless the test names its own
+ * ENRICH_LEDGER: never the user's, in their home folder.
+ */
+export const TEST_LEDGER = join(tempDir(), 'ledger.jsonl');
+
 export function writeCsv(path: string, rows: readonly (readonly string[])[]): string {
   writeFileSync(path, stringify(rows as string[][]));
   return path;
@@ -60,7 +66,8 @@ export async function runCli(
   const stdin = Object.assign(new PassThrough(), { isTTY: false }) as unknown as NodeJS.ReadStream;
   // A pipe's content, ended: what `cat file | enrich ... --in -` gives.
   if (options.stdin !== undefined) (stdin as unknown as PassThrough).end(options.stdin);
-  const io: Io = { stdout, stderr, stdin, env: options.env, cwd: options.cwd, signal: options.signal };
+  const env = { ENRICH_LEDGER: TEST_LEDGER, ...options.env };
+  const io: Io = { stdout, stderr, stdin, env, cwd: options.cwd, signal: options.signal };
   const code = await main(argv, io);
   return { code, stdout: out, stderr: err };
 }
@@ -82,7 +89,7 @@ export function spawnCli(
 ): Child {
   const child = spawn(process.execPath, [BIN, ...argv], {
     cwd: options.cwd,
-    env: { PATH: process.env.PATH ?? '', ...options.env },
+    env: { PATH: process.env.PATH ?? '', ENRICH_LEDGER: TEST_LEDGER, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -15,6 +15,7 @@ export * from './flatten.js';
 export * from './http.js';
 export * from './key-check.js';
 export * from './keys.js';
+export * from './ledger.js';
 export * from './likely.js';
 export * from './normalise.js';
 export * from './openapi.js';

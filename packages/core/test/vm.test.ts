@@ -202,6 +202,19 @@ describe('bundled core in a bare node:vm context', () => {
     });
   });
 
+  it('writes, reads and totals the spend ledger there (the Sheets add-on keeps one too)', () => {
+    const result = inVm(`
+      const line = EnrichCore.ledgerLine({ v: 1, at: '2026-11-30T23:59:59.000Z', operation: 'email-verify', origin: EnrichCore.ledgerOrigin('https://API.example.test:443/v2'), client: 'sheets', run: 'r1', count: 4 });
+      const read = EnrichCore.readLedger(line + '{"v":1,"at":"2026-1' + '\\n' + line);
+      return { skipped: read.skipped, rows: EnrichCore.spendTotals(read.entries, { by: 'month', since: '2026-11' }) };`);
+    expect(result).toEqual({
+      skipped: 1,
+      rows: [
+        { period: '2026-11', origin: 'https://api.example.test', operation: 'email-verify', transactions: 8 },
+      ],
+    });
+  });
+
   it.each([
     ['fetch', /\bfetch\b/],
     ['setTimeout', /\bsetTimeout\b/],

@@ -4,6 +4,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ledgerPath } from '@enrich/bulk';
 import { API_KEY_ENV, BASE_URL_ENV, BASE_URL_V3_ENV } from '@enrich/core';
 
 export const ENV = {
@@ -29,6 +30,8 @@ export interface Config {
   readonly baseUrl: string | undefined;
   readonly baseUrlV3: string | undefined;
   readonly cachePath: string;
+  /** The spend ledger shared with the CLI: ENRICH_LEDGER, else the user's data folder. */
+  readonly ledgerPath: string;
   /** Transactions this process may spend; undefined: no budget. */
   readonly maxTransactions: number | undefined;
   /** Paid calls made without an elicitation; beyond it, each asks (where the client can). */
@@ -55,6 +58,8 @@ Usage: enrich-mcp [--sandbox] [--max-transactions N] [--confirm-above N] [--cach
   --help, --version
 
 The key comes from ENRICH_API_KEY. Only JSON-RPC is written on stdout; logs go to stderr.
+Paid calls are recorded in the spend ledger (ENRICH_LEDGER, else the user's data folder),
+shared with the enrich command: \`enrich spend\` shows the totals.
 `;
 
 /** The platform's folder for caches: XDG on Linux, ~/Library/Caches on macOS, %LOCALAPPDATA% on Windows. */
@@ -121,6 +126,7 @@ export function parseConfig(
       baseUrl: (values['base-url'] as string | undefined) ?? env[ENV.baseUrl],
       baseUrlV3: (values['base-url-v3'] as string | undefined) ?? env[ENV.baseUrlV3],
       cachePath: join(cacheDir, CACHE_FILE_NAME),
+      ledgerPath: ledgerPath(env, process.platform, homedir()),
       maxTransactions: budget,
       confirmAbove: confirm,
     },

@@ -23,6 +23,7 @@ import { type Config, MAX_AGE_MS } from './config.js';
 import { ask } from './confirm.js';
 import { type Connection, namespacesOf } from './connection.js';
 import { errorResult } from './reading.js';
+import type { SpendLedger } from './spend-ledger.js';
 import { operationNamed, toolName } from './tools.js';
 
 /** How long a quote's token may be used. */
@@ -46,6 +47,8 @@ export interface FileToolsDeps {
   readonly config: Config;
   readonly connection: Connection;
   readonly budget: Budget;
+  /** Where every paid answer of a run is recorded (the input's base name with it). */
+  readonly ledger: SpendLedger;
   readonly scrub: (text: string) => string;
 }
 
@@ -226,42 +229,51 @@ export class FileTools {
     const { connection, config, scrub } = this.deps;
     if (!connection.settings) return 'No API key.';
     const abandon = new AbortController();
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await runBulk({
-          op: request.op,
-          inPath: request.inPath,
-          outPath: request.outPath,
-          cachePath: config.cachePath,
-          ...namespacesOf(request.op, connection.bases),
-          maxAgeMs: MAX_AGE_MS,
-          columns: outputColumns(request.op),
-          overrides: request.map,
-          scrub,
-          allExtras: true,
-          abandon,
-          sender: {
-            settings: connection.settings,
-            transport: createHttpTransport({ timeoutMs: 30_000, signal: abandon.signal }),
-            policy: DEFAULT_RETRY_POLICY,
-            concurrency: 'auto',
-            maxTransactions: limit,
-            sleep,
-            now: Date.now,
-          },
-        });
-      } catch (error) {
-        if (error instanceof OutputInTheWay) {
-          return `${error.message}. Name another file with out. Nothing was spent.`;
+    const spend = this.deps.ledger.recorder(request.op, connection.bases, request.inPath);
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await runBulk(
+            {
+              op: request.op,
+              inPath: request.inPath,
+              outPath: request.outPath,
+              cachePath: config.cachePath,
+              ...namespacesOf(request.op, connection.bases),
+              maxAgeMs: MAX_AGE_MS,
+              columns: outputColumns(request.op),
+              overrides: request.map,
+              scrub,
+              allExtras: true,
+              abandon,
+              sender: {
+                settings: connection.settings,
+                transport: createHttpTransport({ timeoutMs: 30_000, signal: abandon.signal }),
+                policy: DEFAULT_RETRY_POLICY,
+                concurrency: 'auto',
+                maxTransactions: limit,
+                sleep,
+                now: Date.now,
+              },
+            },
+            { onPaid: (count) => spend.add(count) },
+          );
+        } catch (error) {
+          if (error instanceof OutputInTheWay) {
+            return `${error.message}. Name another file with out. Nothing was spent.`;
+          }
+          // The answer cache locked by another session for a moment: wait a little, then say so.
+          if (error instanceof BulkError && /Another enrich run/.test(error.message) && attempt < 100) {
+            await sleep(100);
+            continue;
+          }
+          if (error instanceof BulkError) return `${error.message}. Nothing was spent.`;
+          throw error;
         }
-        // The answer cache locked by another session for a moment: wait a little, then say so.
-        if (error instanceof BulkError && /Another enrich run/.test(error.message) && attempt < 100) {
-          await sleep(100);
-          continue;
-        }
-        if (error instanceof BulkError) return `${error.message}. Nothing was spent.`;
-        throw error;
       }
+    } finally {
+      // What the run spent is written now, not in up to 2 s.
+      spend.close();
     }
   }
 }

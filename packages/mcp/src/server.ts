@@ -30,6 +30,7 @@ import { ask } from './confirm.js';
 import { type Connection, namespacesOf } from './connection.js';
 import { FileTools } from './file-tools.js';
 import { errorResult, outcomeResult } from './reading.js';
+import { SpendLedger } from './spend-ledger.js';
 import { allTools, COST_TEXT, toolName } from './tools.js';
 import { mcpVersion } from './version.js';
 
@@ -62,7 +63,8 @@ export function createServer(deps: ServerDeps): EnrichServer {
   const cache = new AnswerCache({ path: config.cachePath, maxAgeMs: MAX_AGE_MS, scrub: deps.scrub, log });
   const budget = new Budget(config.maxTransactions);
   const transport = deps.transport ?? createFetchTransport({ timeoutMs: TIMEOUT_MS });
-  const files = new FileTools({ server, config, connection, budget, scrub: deps.scrub });
+  const ledger = new SpendLedger(config.ledgerPath, log);
+  const files = new FileTools({ server, config, connection, budget, ledger, scrub: deps.scrub });
   let dontAskAgain = false;
   const tools = allTools();
 
@@ -159,7 +161,10 @@ export function createServer(deps: ServerDeps): EnrichServer {
     }
     if (!outcome) return errorResult(`${op.title}: no answer. Nothing was spent.`);
     const paid = isPaid(outcome);
-    if (paid) await cache.put(where, key, outcome);
+    if (paid) {
+      ledger.recordOne(op, connection.bases);
+      await cache.put(where, key, outcome);
+    }
     return outcomeResult(op, checked.input, outcome, {
       fromCache: false,
       spent: paid ? 1 : 0,
@@ -186,6 +191,13 @@ export function createServer(deps: ServerDeps): EnrichServer {
   }
 
   function spendResult(): CallToolResult {
+    // Every client's spend this UTC month, from the ledger they share, per service.
+    const month = ledger.thisMonth();
+    const monthText = month
+      ? ` The spend ledger (${ledger.path}) records this UTC month, across clients: ${
+          month.length === 0 ? 'nothing' : month.map((m) => `${m.transactions} at ${m.origin}`).join(', ')
+        } (\`enrich spend\` shows it by operation).`
+      : '';
     const figures = {
       spent: budget.spent,
       mayHaveBeenPaid: budget.mayHaveBeenPaid,
@@ -194,6 +206,8 @@ export function createServer(deps: ServerDeps): EnrichServer {
       left: budget.left ?? null,
       cache: cache.path,
       service: connection.bases.sandbox ? 'the embedded sandbox (nothing billed)' : connection.bases.baseUrl,
+      ledger: ledger.path,
+      ledgerThisMonth: month ?? null,
     };
     return {
       content: [
@@ -203,7 +217,7 @@ export function createServer(deps: ServerDeps): EnrichServer {
             budget.mayHaveBeenPaid > 0
               ? ` ${budget.mayHaveBeenPaid} request(s) got no answer and may have been paid.`
               : ''
-          }`,
+          }${monthText}`,
         },
       ],
       structuredContent: figures,

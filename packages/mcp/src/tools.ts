@@ -131,7 +131,7 @@ export const SPEND_TOOL: ToolDefinition = {
   name: 'spend',
   title: 'Spend so far',
   description:
-    'Free: what this server has spent since it started (transactions, calls answered from the cache), the budget and what is left of it.',
+    'Free: what this server has spent since it started (transactions, calls answered from the cache), the budget and what is left of it; and, from the spend ledger every client shares, what was spent this UTC month, per service.',
   inputSchema: { type: 'object', properties: {}, additionalProperties: false },
   annotations: { title: 'Spend so far', ...FREE, openWorldHint: false },
 };

@@ -42,6 +42,8 @@ export async function startSession(options: StartOptions): Promise<Session> {
     env: {
       PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
       HOME: tempDir('enrich-mcp-home-'),
+      // The spend ledger too is the test's own (a test that reads it names its own).
+      ENRICH_LEDGER: join(tempDir('enrich-mcp-ledger-'), 'ledger.jsonl'),
       ...options.env,
     },
     stderr: 'pipe',

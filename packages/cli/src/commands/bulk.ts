@@ -4,7 +4,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { CACHE_FILE, defaultCachePath, defaultOutputPath } from '@enrich/bulk';
 import { type Operation, outputColumns, STOP_REASONS } from '@enrich/core';
 import { type BulkSummary, GRACE_MS, runBulk } from '../bulk.js';
-import { type ConnectIo, type ConnectionFlags, cacheNamespaces, connect } from '../connection.js';
+import { type ConnectIo, type ConnectionFlags, cacheNamespaces, connect, endpoints } from '../connection.js';
 import { dryRun } from '../dry-run.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { Pipes } from '../pipes.js';
@@ -12,6 +12,7 @@ import { barProgress, lineProgress, type ProgressReporter } from '../progress.js
 import { bulkNotes, bulkReport, dryRunReport } from '../report.js';
 import { distinctFiles } from '../same-file.js';
 import { ownControls, type Scrub } from '../scrub-io.js';
+import { spendRecorder } from '../spend-ledger.js';
 import { jsonText } from '../terminal-text.js';
 import { bulkTransport } from '../transport.js';
 import { type OperationFlags, retryPolicyOf } from './operation.js';
@@ -90,6 +91,8 @@ async function bulkRun(
     : io.stderr.isTTY
       ? barProgress(ownControls(io.stderr), op.title)
       : lineProgress(io.stderr, op.title, flags.progressEvery);
+  // Every paid answer is recorded in the spend ledger: standard input as "-", a file by its base name.
+  const spend = spendRecorder(io, op, endpoints(connection, io.env), flags.in);
   const controller = new AbortController();
   const abandon = new AbortController();
   io.signal?.addEventListener('abort', () => controller.abort(), { once: true });
@@ -98,6 +101,7 @@ async function bulkRun(
       io.stderr.write(
         '\nQuit at once. Answers that had arrived are in the answer cache; requests still in flight may have been paid for, and a rerun asks for them again.\n',
       );
+      spend.close();
       process.exit(EXIT.interrupted);
     }
     io.stderr.write(
@@ -123,6 +127,7 @@ async function bulkRun(
       columns: flags.fields?.columns ?? outputColumns(op),
       progress,
       signal: controller.signal,
+      onPaid: (count) => spend.add(count),
       abandon,
       scrub,
       allExtras: flags.fields === undefined || flags.fields.all,
@@ -154,6 +159,7 @@ async function bulkRun(
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }
+    spend.close();
     await conn.close();
     // Whatever still holds the process (a socket the service keeps open) must not keep an
     // interrupted run alive: the exit code is set, so end shortly after (unref: only if needed).

@@ -4,13 +4,24 @@
 // refuse as incomplete: an empty body to a cheap operation. 401 means the key was refused, 400 that
 // it was accepted (the service got as far as the parameters). This relies on the service checking
 // the key before the parameters; anything else (a redirect, 404, a 200, a network error) is
-// reported as it came, and means the check could not tell.
-import { checkKey, type KeyCheckResult } from '@enrich/core';
+// reported as it came, and means the check could not tell. A service that does not check the key
+// first may bill the check (a 200, 204 or 440 to the empty request): that is recorded in the spend
+// ledger like any paid answer.
+import type { Bases } from '@enrich/bulk';
+import {
+  checkKey,
+  isPaid,
+  type KeyCheckResult,
+  OPERATIONS,
+  readResponse,
+  type Transport,
+} from '@enrich/core';
 import { createFetchTransport } from '@enrich/core/fetch-transport';
 import { type Command, Option } from 'commander';
-import { type ConnectIo, connect } from '../connection.js';
+import { type ConnectIo, connect, endpoints } from '../connection.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { parseWhole } from '../options.js';
+import { recordSpend } from '../spend-ledger.js';
 import { jsonText, printable } from '../terminal-text.js';
 
 export interface CheckKeyIo extends ConnectIo {
@@ -59,7 +70,8 @@ export function addCheckKeyCommand(
 async function checkKeyAction(o: CheckKeyFlags, io: CheckKeyIo): Promise<ExitCode> {
   const connection = await connect(o, io);
   try {
-    const report = await checkKey(connection.settings, createFetchTransport({ timeoutMs: o.timeout }));
+    const transport = createFetchTransport({ timeoutMs: o.timeout });
+    const report = await checkKey(connection.settings, recordingPaid(transport, io, endpoints(o, io.env)));
     if (!report.ok) {
       io.stderr.write(`${report.message}\nNothing was sent.\n`);
       return EXIT.auth;
@@ -73,6 +85,16 @@ async function checkKeyAction(o: CheckKeyFlags, io: CheckKeyIo): Promise<ExitCod
   } finally {
     await connection.close();
   }
+}
+
+/** The transport, recording in the spend ledger each answer that core's isPaid says was billed. */
+function recordingPaid(transport: Transport, io: CheckKeyIo, bases: Bases): Transport {
+  return async (request) => {
+    const response = await transport(request);
+    const op = OPERATIONS.find((o) => request.url.endsWith(o.path));
+    if (op && isPaid(readResponse(op, response))) recordSpend(io, op, bases);
+    return response;
+  };
 }
 
 function exitCodeOf(results: readonly KeyCheckResult[]): ExitCode {

@@ -19,9 +19,10 @@ import {
 } from '@enrich/core';
 import { createFetchTransport } from '@enrich/core/fetch-transport';
 import { AnswerStore, type AnswerStoreOptions } from '../answer-store.js';
-import { type ConnectIo, type ConnectionFlags, cacheNamespaces, connect } from '../connection.js';
+import { type ConnectIo, type ConnectionFlags, cacheNamespaces, connect, endpoints } from '../connection.js';
 import { EXIT, type ExitCode, exitCodeFor } from '../exit-codes.js';
 import type { Scrub } from '../scrub-io.js';
+import { recordSpend } from '../spend-ledger.js';
 import { jsonText, printable, twoColumns } from '../terminal-text.js';
 import { type OperationFlags, retryPolicyOf } from './operation.js';
 
@@ -98,6 +99,7 @@ async function runOneOff(options: OneOffOptions): Promise<ExitCode> {
       return printOutcome(options, checked.input, cached);
     }
     const outcome = await call(options, checked.input);
+    if (isPaid(outcome)) recordSpend(io, op, endpoints(options.connection, io.env));
     if (store && isPaid(outcome) && !(await store.put(key, outcome))) {
       // The answer is paid for: print it anyway, save it where possible, and say where it went.
       const saved = store.saveUnsaved();

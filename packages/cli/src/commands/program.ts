@@ -1,5 +1,5 @@
-// The `enrich` program: a subcommand per operation of the catalog, and check-key. Commander parses,
-// dispatches, prints help and the version; each action sets the exit code through `done`.
+// The `enrich` program: a subcommand per operation of the catalog, check-key and spend. Commander
+// parses, dispatches, prints help and the version; each action sets the exit code through `done`.
 import { OPERATIONS, type Operation, PERMITTED_USE } from '@enrich/core';
 import { Command } from 'commander';
 import { CommandError, EXIT, type ExitCode } from '../exit-codes.js';
@@ -10,6 +10,7 @@ import { addCheckKeyCommand } from './check-key.js';
 import { FieldOption } from './field-option.js';
 import { oneOffAction } from './one-off.js';
 import { addOperationCommand, type OperationFlags } from './operation.js';
+import { addSpendCommand } from './spend.js';
 
 export function buildProgram(io: BulkIo, scrub: Scrub, done: (code: ExitCode) => void): Command {
   const program = new Command('enrich')
@@ -27,6 +28,7 @@ Examples:
   enrich phone-lookup --in leads.csv --out out.csv  enrich every row of a file (resumable)
   enrich phone-lookup --in leads.csv --dry-run      what a run would spend; sends nothing
   enrich phone-lookup --help                        the operation's fields and every option
+  enrich spend --by day --since 2026-11             what was spent, per day, service and operation (UTC)
 
 Key: ENRICH_API_KEY, or a prompt. Service: --base-url/--base-url-v3 or ENRICH_BASE_URL/ENRICH_BASE_URL_V3.
 Try it without a key: add --sandbox to use the embedded sandbox.
@@ -40,6 +42,7 @@ ${PERMITTED_USE}
     });
   }
   addCheckKeyCommand(program, io, done);
+  addSpendCommand(program, io, done);
   return program;
 }
 

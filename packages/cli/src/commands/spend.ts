@@ -1,0 +1,133 @@
+// `enrich spend`: what the toolkit spent, from the spend ledger every client appends to (core's
+// ledger.ts, @enrich/bulk's ledger-file.ts): paid transactions per UTC month or day, per service
+// origin and operation. Free and offline: it reads one local file and needs no key.
+//
+// Periods are UTC because providers invoice by UTC; each service is totalled apart (the embedded
+// sandbox, which bills nothing, is never added to a real service's spend).
+import { SANDBOX_ORIGIN } from '@enrich/bulk';
+import { originTotals, type SpendPeriod, type SpendRow, sinceProblem, spendTotals } from '@enrich/core';
+import { type Command, Option } from 'commander';
+import { CommandError, EXIT, type ExitCode } from '../exit-codes.js';
+import { cliLedger } from '../spend-ledger.js';
+import { grouped, jsonText, printable } from '../terminal-text.js';
+
+export interface SpendIo {
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+interface SpendFlags {
+  readonly by: SpendPeriod;
+  readonly since?: string;
+  readonly json?: boolean;
+  readonly csv?: boolean;
+}
+
+/** Adds `enrich spend` to `program`; `done` receives the exit code. */
+export function addSpendCommand(program: Command, io: SpendIo, done: (code: ExitCode) => void): Command {
+  return program
+    .command('spend')
+    .description(
+      'What was spent, from the spend ledger: paid transactions per month (or day), service and operation, in UTC. Free; no key needed',
+    )
+    .addOption(
+      new Option('--by <period>', 'total by month or by day (UTC)')
+        .choices(['month', 'day'])
+        .default('month'),
+    )
+    .addOption(
+      new Option('--since <period>', 'only from this UTC month or day on: YYYY-MM or YYYY-MM-DD').argParser(
+        (text) => {
+          const problem = sinceProblem(text);
+          if (problem) throw new CommandError(`--since ${problem}`, EXIT.usage);
+          return text;
+        },
+      ),
+    )
+    .addOption(new Option('--json', 'print the rows and totals as JSON').conflicts('csv'))
+    .option('--csv', 'print the rows as CSV: period,origin,operation,transactions')
+    .action((flags: SpendFlags) => done(spendAction(flags, io)));
+}
+
+function spendAction(flags: SpendFlags, io: SpendIo): ExitCode {
+  const ledger = cliLedger(io);
+  let read: ReturnType<typeof ledger.read>;
+  try {
+    read = ledger.read();
+  } catch (error) {
+    throw new CommandError(
+      `the spend ledger ${ledger.path} could not be read: ${(error as Error).message}`,
+      EXIT.usage,
+    );
+  }
+  const rows = spendTotals(read.entries, { by: flags.by, since: flags.since });
+  const totals = originTotals(rows);
+  const skipped =
+    read.skipped === 0
+      ? ''
+      : read.skipped === 1
+        ? '1 unreadable line was skipped (torn by a crash, or not a ledger line).'
+        : `${grouped(read.skipped)} unreadable lines were skipped (torn by a crash, or not ledger lines).`;
+  if (flags.json) {
+    io.stdout.write(
+      `${jsonText({
+        ledger: ledger.path,
+        timeZone: 'UTC',
+        by: flags.by,
+        since: flags.since ?? null,
+        rows,
+        totals,
+        transactions: totals.reduce((sum, t) => sum + t.transactions, 0),
+        skipped: read.skipped,
+      })}\n`,
+    );
+    return EXIT.ok;
+  }
+  if (flags.csv) {
+    // Origins and operation ids hold no comma, quote or line break (core checks every line's shape).
+    const lines = [
+      'period,origin,operation,transactions',
+      ...rows.map((r) => [r.period, r.origin, r.operation, r.transactions].join(',')),
+    ];
+    io.stdout.write(`${lines.join('\n')}\n`);
+    io.stderr.write(`From the spend ledger ${ledger.path}; periods in UTC.${skipped ? ` ${skipped}` : ''}\n`);
+    return EXIT.ok;
+  }
+  const lines = [`Spend ledger: ${ledger.path}`];
+  if (rows.length === 0) {
+    lines.push(
+      read.entries.length === 0
+        ? 'No paid transactions are recorded yet.'
+        : `No paid transactions are recorded since ${flags.since}.`,
+    );
+  } else {
+    lines.push(
+      `Paid transactions by ${flags.by} (UTC), per service and operation${flags.since ? `, since ${flags.since}` : ''}:`,
+      '',
+      table(rows, totals),
+    );
+  }
+  if (skipped) lines.push('', skipped);
+  io.stdout.write(`${lines.join('\n')}\n`);
+  return EXIT.ok;
+}
+
+/** The rows, then a total line per service (never one sum of them all: a sandbox bills nothing). */
+function table(rows: readonly SpendRow[], totals: ReturnType<typeof originTotals>): string {
+  const cells = [
+    ['period', 'origin', 'operation', 'transactions'],
+    ...rows.map((r) => [r.period, printable(r.origin), r.operation, grouped(r.transactions)]),
+    ...totals.map((t) => ['total', printable(t.origin), '', grouped(t.transactions)]),
+  ];
+  const notes = [
+    ...cells.slice(0, 1 + rows.length).map(() => ''),
+    ...totals.map((t) => (t.origin === SANDBOX_ORIGIN ? '  (the embedded sandbox: nothing billed)' : '')),
+  ];
+  const widths = [0, 1, 2, 3].map((i) => Math.max(...cells.map((row) => (row[i] ?? '').length)));
+  const line = (row: readonly string[], i: number) =>
+    `${row
+      .map((cell, c) => (c === 3 ? cell.padStart(widths[3] ?? 0) : cell.padEnd(widths[c] ?? 0)))
+      .join('  ')}${notes[i]}`.trimEnd();
+  return cells.map(line).join('\n');
+}

@@ -1,0 +1,46 @@
+// The CLI's side of the spend ledger (@enrich/bulk's ledger-file.ts): every paid transaction a
+// command makes is recorded, with client "cli", the origin of the service the call went to, and, for
+// a file, the input's base name. The ledger is a record, not the spending: one that cannot be
+// written is said once on stderr, and the command carries on.
+import { homedir } from 'node:os';
+import { type Bases, LedgerFile, ledgerPath, SpendRecorder, spendOrigin } from '@enrich/bulk';
+import type { Operation } from '@enrich/core';
+
+export interface LedgerIo {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly stderr: NodeJS.WritableStream;
+}
+
+/** The user's ledger: ENRICH_LEDGER, else the platform's data folder. */
+export function cliLedger(io: Pick<LedgerIo, 'env'>): LedgerFile {
+  return new LedgerFile(ledgerPath(io.env, process.platform, homedir()));
+}
+
+// Paths already warned about in this process: a demo's two runs say it once.
+const warned = new Set<string>();
+
+/** A recorder of one command's paid transactions; close() it when the command ends. */
+export function spendRecorder(io: LedgerIo, op: Operation, bases: Bases, file?: string): SpendRecorder {
+  const ledger = cliLedger(io);
+  return new SpendRecorder({
+    ledger,
+    operation: op.id,
+    origin: spendOrigin(op, bases),
+    client: 'cli',
+    ...(file === undefined ? {} : { file }),
+    onError: (error) => {
+      if (warned.has(ledger.path)) return;
+      warned.add(ledger.path);
+      io.stderr.write(
+        `Warning: the spend ledger ${ledger.path} could not be written (${error.message}); what was spent is not recorded there (the answer cache keeps every answer). Set ENRICH_LEDGER to another file to keep the record.\n`,
+      );
+    },
+  });
+}
+
+/** Records `count` paid transactions of one call at once. */
+export function recordSpend(io: LedgerIo, op: Operation, bases: Bases, count = 1): void {
+  const recorder = spendRecorder(io, op, bases);
+  recorder.add(count);
+  recorder.close();
+}
