@@ -41,7 +41,7 @@ import {
   writeAll,
 } from './journal-file.js';
 
-export { parseLine, rescuePathFor, type SaveReport } from './journal-file.js';
+export { parseLine, type SaveReport } from './journal-file.js';
 
 export interface AnswerStoreOptions {
   readonly path: string;

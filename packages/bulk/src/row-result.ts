@@ -11,7 +11,6 @@ import {
   type Outcome,
   type OutputRecord,
   outputColumns,
-  ROW_OUTCOMES,
   type RowOutcomeKind,
   rowKindOf,
   rowStatusOf,
@@ -43,9 +42,6 @@ export interface RowResult {
   /** An ok row's coded values (core's breakdownColumns), as cells: what the run's breakdown counts. */
   readonly coded?: readonly string[];
 }
-
-/** The status prefix of a paid answer that could not be read. */
-export const UNREADABLE_STATUS = ROW_OUTCOMES.unreadable.word;
 
 /** Text from the service made inert for a spreadsheet (core's one list of formula starts). */
 export const neutralise = neutraliseFormula;

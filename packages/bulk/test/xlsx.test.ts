@@ -11,15 +11,9 @@ import { DEMO_KEY, type SandboxServer, startSandboxServer } from '@enrich/sandbo
 import { parse } from 'csv-parse/sync';
 import ExcelJS, { type Cell, type Workbook, type Worksheet } from 'exceljs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  BulkError,
-  type BulkOptions,
-  cacheNamespace,
-  outputHeader,
-  planBulk,
-  runBulk,
-} from '../src/index.js';
+import { BulkError, type BulkOptions, cacheNamespace, planBulk, runBulk } from '../src/index.js';
 import { openSource } from '../src/open-source.js';
+import { outputHeader } from '../src/output-columns.js';
 import { op, phone, sandboxRun } from './sandbox-run.js';
 
 let server: SandboxServer;

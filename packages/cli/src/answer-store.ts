@@ -3,7 +3,7 @@
 import { type AnswerStoreOptions, AnswerStore as Store } from '@enrich/bulk';
 import { usageError } from './bulk.js';
 
-export { type AnswerStoreOptions, parseLine, rescuePathFor } from '@enrich/bulk';
+export { type AnswerStoreOptions, parseLine } from '@enrich/bulk';
 export type AnswerStore = Store;
 
 export const AnswerStore = {

@@ -12,7 +12,7 @@ import {
 import { CommandError, EXIT } from './exit-codes.js';
 import type { ProgressReporter } from './progress.js';
 
-export { type BulkSummary, GRACE_MS, outputHeader } from '@enrich/bulk';
+export { type BulkSummary, GRACE_MS } from '@enrich/bulk';
 
 export interface CliBulkOptions extends BulkOptions {
   readonly progress?: ProgressReporter | undefined;

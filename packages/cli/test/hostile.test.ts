@@ -2,8 +2,9 @@
 // and per item that applies to the CLI, over real HTTP. Each compares what the service counted
 // with what the journal holds, what the output holds, and the exit code. Scenarios live in
 // hostile-scenarios.ts (scripts/hostile-report.ts prints the same measurements). Elsewhere:
-// signals.test.ts (Ctrl-C, SIGTERM: item 4), journal.test.ts (item 6), process.test.ts (SIGKILL at
-// random points, disk full on a tmpfs), key-leak.test.ts (must-show 3).
+// signals.test.ts (Ctrl-C, SIGTERM: item 4), the engine's journal, locks and same-file tests in
+// packages/bulk/test (item 6), process.test.ts (SIGKILL at random points, disk full on a tmpfs),
+// key-leak.test.ts (must-show 3).
 import { readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
@@ -169,13 +170,14 @@ describe('the service misbehaves (issue 8 table)', () => {
     expect(m.code).toBe(0);
     expect(m.counted).toBe(2);
     expect(m.journal).toBe(3);
-    expect(m.stderr).toMatch(/2 lines of the answer cache could not be read/);
+    expect(m.stderr).toMatch(/2 lines of the answer cache could not be read .* skipped/);
     expect(m.statuses).toEqual({ ok: 3 });
   });
 
   it('--cache pointed at the input is refused; the input is untouched', async () => {
     const m = await scenario('cache-is-input');
     expect(m.code).toBe(2);
+    expect(m.stderr).toMatch(/name the same file/);
     expect(m.requests).toBe(0);
     expect(m.more.input).toBe('unchanged');
   });

@@ -1,10 +1,8 @@
-// The small pure pieces: flag parsing, formula neutralisation, output header naming.
+// The small pure pieces of the command: field flags, option values, numbers as the terminal shows them.
 
-import { neutralise, resultOf } from '@enrich/bulk';
 import { getOperation, type Operation } from '@enrich/core';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { outputHeader } from '../src/bulk.js';
 import { flagOf } from '../src/commands/field-option.js';
 import { addOperationCommand } from '../src/commands/operation.js';
 import { parseDuration, parseMap, parseRate } from '../src/options.js';
@@ -104,127 +102,6 @@ describe('option values', () => {
   it('reads --map pairs, keeping spaces and = in column names', () => {
     expect(parseMap(['Phone=Mobile #', 'Zip=a=b'])).toEqual({ Phone: 'Mobile #', Zip: 'a=b' });
     expect(() => parseMap(['Phone'])).toThrow(/Field=Column/);
-  });
-});
-
-describe('formula neutralisation', () => {
-  it('puts a quote before text a spreadsheet would run, and nothing before anything else', () => {
-    for (const risky of ['=1+2', '+1-2', '-2', '@SUM(A1)', '\t=1', '\r=1'])
-      expect(neutralise(risky)).toBe(`'${risky}`);
-    for (const safe of ['Jane', '', '1+2', " '=x", 'a=b']) expect(neutralise(safe)).toBe(safe);
-  });
-
-  it('keeps numbers and booleans as they are, and null as empty', () => {
-    const op = getOperation('phone-append');
-    const result = resultOf(
-      op,
-      {
-        kind: 'record',
-        status: 200,
-        record: {
-          Phone: '=cmd',
-          PhoneType: '',
-          FirstSeen: '',
-          LastSeen: '',
-          TelcoName: null,
-          PHV: -3,
-          trace: '+x',
-        },
-        extra: {},
-        mismatches: [],
-        raw: '{}',
-      },
-      ['Phone', 'TelcoName', 'PHV', 'trace'],
-    );
-    // `coded`: the breakdown's PhoneType, counted whether or not it is an output column.
-    expect(result).toEqual({
-      kind: 'ok',
-      status: 'ok',
-      cells: ["'=cmd", '', '-3', "'+x"],
-      mismatches: 0,
-      coded: [''],
-    });
-  });
-});
-
-describe('answers that differ from the description', () => {
-  const op = getOperation('phone-append');
-  const record = {
-    Phone: '5551234567',
-    PhoneType: '',
-    FirstSeen: '',
-    LastSeen: '',
-    TelcoName: '',
-    PHV: 1,
-    trace: '',
-  };
-
-  it('says how many fields were not as documented, and keeps unknown fields as extra cells (neutralised)', () => {
-    const result = resultOf(
-      op,
-      {
-        kind: 'record',
-        status: 200,
-        record,
-        extra: { DID: '=evil', 'Name.Nick': 7 },
-        mismatches: [
-          { field: 'PhoneType', problem: 'case', detail: 'phoneType' },
-          { field: 'DID', problem: 'unknown', detail: '' },
-          { field: 'Name.Nick', problem: 'unknown', detail: '' },
-        ],
-        raw: '{}',
-      },
-      ['Phone', 'DID'],
-    );
-    expect(result.status).toBe('ok (3 fields not as documented)');
-    // --fields can name an extra field: it is filled like a documented one.
-    expect(result.cells).toEqual(['5551234567', "'=evil"]);
-    expect(result.extra).toEqual({ DID: "'=evil", 'Name.Nick': '7' });
-  });
-
-  it('marks a paid, unreadable answer (also as an earlier version stored it) with the reason', () => {
-    const now = resultOf(
-      op,
-      { kind: 'unreadable', status: 200, raw: '<html>', reason: 'the body is not JSON' },
-      ['Phone'],
-    );
-    expect(now).toEqual({
-      kind: 'unreadable',
-      status: 'paid, unreadable: the body is not JSON',
-      cells: [''],
-    });
-    const old = resultOf(
-      op,
-      {
-        kind: 'error',
-        error: {
-          code: 'bad-response',
-          status: 200,
-          message: 'The service answered with something unexpected.',
-        },
-      },
-      ['Phone'],
-    );
-    expect(old.status).toMatch(/^paid, unreadable: /);
-    expect(old.kind).toBe('unreadable');
-  });
-
-  it('reads an answer journaled by an earlier version (no extra, no mismatches) as ok', () => {
-    const old = { kind: 'record', status: 200, record } as unknown as Parameters<typeof resultOf>[1];
-    expect(resultOf(op, old, ['Phone']).status).toBe('ok');
-  });
-});
-
-describe('output header', () => {
-  it('appends output columns and status, renaming those an input column already has', () => {
-    const op = getOperation('email-verify');
-    expect(outputHeader(op, ['email', 'Result'], ['Email', 'Result'])).toEqual([
-      'email',
-      'Result',
-      'Email (email-verify)',
-      'Result (email-verify)',
-      'status',
-    ]);
   });
 });
 

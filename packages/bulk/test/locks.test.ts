@@ -1,0 +1,76 @@
+// One writer per file (file-lock.ts): a run refuses an output or a cache that a live process holds,
+// before anything is sent, and takes over a lock whose holder is gone (its pid now another process's,
+// or a zombie's).
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BulkError } from '../src/bulk-error.js';
+import { acquireLock, isRunning, startTimeOf } from '../src/file-lock.js';
+import { CACHE_FILE } from '../src/files.js';
+import { runBulk } from '../src/run-bulk.js';
+import { tempDir, useSandbox, writeCsv } from './fixtures.js';
+import { phone, sandboxRun } from './sandbox-run.js';
+
+const at = useSandbox();
+
+describe('locks', () => {
+  const startOf = (pid: number) => startTimeOf(pid) ?? null;
+
+  it('refuses a run while a live process holds the cache or the output', async () => {
+    const { dir, server } = at;
+    const inPath = writeCsv(join(dir, 'in.csv'), [['phone'], [phone(1)]]);
+    const holder = JSON.stringify({ pid: process.ppid, start: startOf(process.ppid) });
+    writeFileSync(join(dir, 'o.csv.lock'), holder);
+    const refused = await runBulk(
+      sandboxRun(server, { inPath, outPath: join(dir, 'o.csv') }, { cachePath: join(dir, 'own.jsonl') }),
+    ).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(BulkError);
+    expect((refused as BulkError).message).toMatch(
+      new RegExp(`Another enrich run \\(process ${process.ppid}\\) is using the output`),
+    );
+    expect(server.sandbox.requests()).toBe(0);
+    // Nothing of the output touched: the holder's lock as it was, no output, no partial output.
+    expect(readFileSync(join(dir, 'o.csv.lock'), 'utf8')).toBe(holder);
+    expect(existsSync(join(dir, 'o.csv'))).toBe(false);
+    expect(existsSync(join(dir, 'o.csv.partial'))).toBe(false);
+    // The cache, opened first, is let go.
+    expect(existsSync(join(dir, 'own.jsonl.lock'))).toBe(false);
+  });
+
+  it('takes over a lock whose pid now belongs to another process (its start time differs)', async () => {
+    const { dir, server } = at;
+    const inPath = writeCsv(join(dir, 'in.csv'), [['phone'], [phone(1)]]);
+    writeFileSync(join(dir, `${CACHE_FILE}.lock`), JSON.stringify({ pid: process.ppid, start: '1' }));
+    const summary = await runBulk(sandboxRun(server, { inPath, outPath: join(dir, 'o.csv') }));
+    expect(summary.completed).toBe(true);
+    expect(existsSync(join(dir, `${CACHE_FILE}.lock`))).toBe(false);
+    expect(existsSync(join(dir, 'o.csv.lock'))).toBe(false);
+  });
+
+  it('takes over a lock held by a zombie (dead, not yet reaped: kill(pid, 0) still succeeds)', async () => {
+    if (!existsSync('/proc/self/stat')) return;
+    // sh starts a short sleep in the background, then becomes a long sleep that never reaps it.
+    const parent = spawn('sh', ['-c', 'sleep 0.1 & echo $!; exec sleep 30'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    try {
+      const zombie = Number(
+        await new Promise<string>((resolve) => parent.stdout?.once('data', (d) => resolve(String(d)))),
+      );
+      const start = startTimeOf(zombie);
+      await new Promise((r) => setTimeout(r, 400));
+      expect(readFileSync(`/proc/${zombie}/stat`, 'utf8')).toMatch(/\) Z /);
+      process.kill(zombie, 0); // does not throw: the pid still exists
+      expect(isRunning({ pid: zombie, start })).toBe(false);
+      const dir = tempDir();
+      writeFileSync(join(dir, 'cache.jsonl.lock'), JSON.stringify({ pid: zombie, start }));
+      const lock = acquireLock(join(dir, 'cache.jsonl'), 'answer cache');
+      expect(JSON.parse(readFileSync(lock.path, 'utf8')).pid).toBe(process.pid);
+      lock.release();
+      expect(existsSync(lock.path)).toBe(false);
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  });
+});

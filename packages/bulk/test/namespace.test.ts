@@ -1,0 +1,59 @@
+// Whose answers the cache holds (files.ts): the namespace is the normalised origin of the base the
+// operation uses, so that every spelling of one service shares its answers, and the journals of
+// earlier versions (filed under the operation's URL) are read as this service's.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { getOperation } from '@enrich/core';
+import { describe, expect, it } from 'vitest';
+import { CACHE_FILE, cacheNamespace, legacyNamespaces, normaliseBase } from '../src/files.js';
+import { runBulk } from '../src/run-bulk.js';
+import { useSandbox, writeCsv } from './fixtures.js';
+import { op, phone, sandboxRun } from './sandbox-run.js';
+
+const at = useSandbox();
+
+describe('the cache namespace', () => {
+  it('is the normalised origin: scheme, lower-case host, no default port, no trailing slash', () => {
+    expect(normaliseBase('https://API.Example.COM:443/')).toBe('https://api.example.com');
+    expect(normaliseBase('https://api.example.com')).toBe('https://api.example.com');
+    expect(normaliseBase('http://127.0.0.1:80')).toBe('http://127.0.0.1');
+    expect(normaliseBase('https://api.example.com:8443/prod/')).toBe('https://api.example.com:8443/prod');
+    const lookup = getOperation('phone-lookup');
+    const a = { baseUrl: 'https://x.io', baseUrlV3: 'https://V3.Example.com:443/', sandbox: false };
+    expect(cacheNamespace(lookup, a)).toBe('https://v3.example.com');
+    expect(legacyNamespaces(lookup, a)).toEqual(['https://V3.Example.com:443/v3/lookup/phone']);
+  });
+
+  it('answers journaled under another spelling of the same base, or by an earlier version, are reused', async () => {
+    const { dir, server } = at;
+    writeCsv(join(dir, 'in.csv'), [['phone'], [phone(1)], [phone(2)]]);
+    const base = server.url;
+    // A run against the sandbox as a real service at baseUrlV3, its namespaces as every client names them.
+    const runAt = (baseUrlV3: string) => {
+      const bases = { baseUrl: base, baseUrlV3, sandbox: false };
+      const options = sandboxRun(
+        server,
+        { inPath: join(dir, 'in.csv'), outPath: join(dir, 'out.csv') },
+        { namespace: cacheNamespace(op, bases), alsoReads: legacyNamespaces(op, bases) },
+      );
+      return runBulk({
+        ...options,
+        sender: { ...options.sender, settings: { ...options.sender.settings, baseUrlV3 } },
+      });
+    };
+    const first = await runAt(`${base}/`);
+    expect(first).toMatchObject({ transactions: 2 });
+    const again = await runAt(base);
+    expect(again).toMatchObject({ fromCache: 2, transactions: 0 });
+    // A journal written by the previous version, filed under the operation's URL.
+    const cache = join(dir, CACHE_FILE);
+    const old = readFileSync(cache, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.stringify({ ...JSON.parse(l), ns: `${base}/v3/lookup/phone` }));
+    writeFileSync(cache, `${old.join('\n')}\n`);
+    const legacy = await runAt(base);
+    expect(legacy).toMatchObject({ fromCache: 2, transactions: 0 });
+    expect(server.sandbox.transactions()).toBe(2);
+  });
+});
