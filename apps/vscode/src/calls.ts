@@ -103,7 +103,8 @@ export async function makeCall(
     readonly onRetry?: (message: string) => void;
   },
 ): Promise<Made> {
-  const settings = { apiKey, baseUrl: ctx.config.baseUrl, baseUrlV3: ctx.config.baseUrlV3 };
+  const bases = ctx.config.bases;
+  const settings = { apiKey, baseUrl: bases.baseUrl, baseUrlV3: bases.baseUrlV3 };
   const started = Date.now();
   const report = await callOperation(op, input, {
     transport: createFetchTransport({ timeoutMs: ctx.config.requestTimeoutMs, signal: control.signal }),
@@ -138,6 +139,7 @@ export async function makeCall(
     billable: isPaid(report.outcome),
     request: redactRequest(report.request),
   };
+  if (entry.billable) ctx.spend.recordCall(op, bases, entry.id);
   ctx.log.info(
     `${op.title} POST ${entry.request.url} -> ${statusText(entry)} in ${entry.durationMs} ms, ` +
       `${entry.attempts} attempt(s), transaction ${entry.billable ? 'spent' : 'not spent'}`,

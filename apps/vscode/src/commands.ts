@@ -22,6 +22,7 @@ import { COMMAND, HISTORY_VIEW, operationCommandId } from './manifest';
 import { showResult } from './result-view';
 import { askReuse, earlierAnswer } from './reuse';
 import { prefillFor, selectedText } from './selection';
+import { showSpend } from './spend-document';
 import { tryWithoutKey, useRealService } from './trial-commands';
 
 // VS Code passes a command whatever its caller gives: tree elements, ids, inputs.
@@ -44,6 +45,7 @@ export function createCommands(): Record<string, CommandFactory> {
     [COMMAND.useRealService]: useRealService,
     [COMMAND.showHistory]: showHistory,
     [COMMAND.copyLastRequestAsCurl]: copyLastRequestAsCurl,
+    [COMMAND.showSpend]: showSpend,
     [COMMAND.openResult]: openResult,
     [COMMAND.rerun]: rerun,
     [COMMAND.copyAsCurl]: copyAsCurl,

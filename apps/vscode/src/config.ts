@@ -1,4 +1,5 @@
 // Typed access to the extension's settings (never the key: that lives in SecretStorage only).
+import type { Bases } from '@enrich/bulk';
 import { isLoopback } from '@enrich/core';
 import * as vscode from 'vscode';
 import { CONFIG_SECTION, SETTINGS, type SettingName } from './settings-schema';
@@ -22,6 +23,14 @@ export class Config {
 
   get baseUrlV3(): string {
     return this.sessionBase ?? this.read<string>('baseUrlV3');
+  }
+
+  /**
+   * Where calls go now, and whether that is this session's own sandbox: its answers and its spend
+   * are never taken for a real service's (the answer cache's namespace, the ledger's origin).
+   */
+  get bases(): Bases {
+    return { baseUrl: this.baseUrl, baseUrlV3: this.baseUrlV3, sandbox: this.sessionBase !== undefined };
   }
 
   /** The session's own sandbox, when "Try Without a Key" is on. */

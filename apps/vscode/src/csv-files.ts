@@ -3,6 +3,7 @@
 // file as `enrich <op> --in <file>` and shares its answer cache: nothing is bought twice because
 // the other client asked.
 import {
+  type Bases,
   type BulkPlan,
   cacheNamespace,
   defaultCachePath,
@@ -24,6 +25,8 @@ export interface CsvRun {
   readonly cachePath: string;
   readonly namespace: string;
   readonly alsoReads: readonly string[];
+  /** Where the run sends (the session's sandbox or not): its cache namespace and its ledger origin. */
+  readonly bases: Bases;
   /** API field -> input column, where the user changed the automatic mapping. */
   readonly overrides: Readonly<Record<string, string>>;
   /** A workbook's sheet the user picked; undefined: the engine reads the first (or the file is no workbook). */
@@ -38,11 +41,7 @@ export function csvRun(
   sheet?: string,
 ): CsvRun {
   // The session's own sandbox is "sandbox" whatever its port, as the CLI's --sandbox.
-  const where = {
-    baseUrl: ctx.config.baseUrl,
-    baseUrlV3: ctx.config.baseUrlV3,
-    sandbox: ctx.config.trialBase !== undefined,
-  };
+  const where = ctx.config.bases;
   // Beside the input, of its kind: leads.xlsx gives leads.phone-lookup.xlsx.
   const outPath = defaultOutputPath(inPath, op);
   return {
@@ -52,6 +51,7 @@ export function csvRun(
     cachePath: defaultCachePath(outPath),
     namespace: cacheNamespace(op, where),
     alsoReads: legacyNamespaces(op, where),
+    bases: where,
     overrides,
     sheet,
   };

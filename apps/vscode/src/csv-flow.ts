@@ -14,6 +14,7 @@ import {
   throttledText,
 } from '@enrich/core';
 import * as vscode from 'vscode';
+import { showBreakdown } from './breakdown-view';
 import { type CsvRun, costWords, csvRun } from './csv-files';
 import { askSheet, reviewMapping } from './csv-mapping';
 import { enrichFile } from './csv-run';
@@ -79,7 +80,7 @@ export async function enrichCsvFlow(ctx: Ctx, arg?: vscode.Uri): Promise<BulkSum
       `Enrich File ${inPath} (${plan.found}) with ${run.op.title}: ${plan.transactions} transactions planned`,
     );
     const summary = await enrichOrReplace(ctx, run, apiKey);
-    if (summary) await report(ctx, inPath, run.outPath, summary);
+    if (summary) await report(ctx, run, summary);
     return summary;
   } catch (error) {
     // The engine's own words for what stops a run before anything is sent (unreadable file, locks...).
@@ -106,7 +107,8 @@ async function enrichOrReplace(ctx: Ctx, run: CsvRun, apiKey: string): Promise<B
   }
 }
 
-async function report(ctx: Ctx, inPath: string, outPath: string, summary: BulkSummary): Promise<void> {
+async function report(ctx: Ctx, run: CsvRun, summary: BulkSummary): Promise<void> {
+  const { inPath, outPath } = run;
   const counts = `${summary.transactions} transaction${summary.transactions === 1 ? '' : 's'} spent, ${summary.fromCache} from the cache`;
   ctx.log.info(`Enrich File ${inPath}: ${summary.completed ? 'completed' : 'stopped'}; ${counts}`);
   if (summary.inputError) {
@@ -132,6 +134,8 @@ async function report(ctx: Ctx, inPath: string, outPath: string, summary: BulkSu
     outPath,
     `Enrich File: wrote ${shortName(outPath)}; ${counts}; ${summary.ok} ok, ${summary.noMatch} no match, ${summary.invalid - summary.blank} invalid, ${summary.blank} blank, ${summary.errors} errors.${paceSentence(summary)}`,
   );
+  // What came back, as a chart beside the output.
+  showBreakdown(ctx, run, summary);
 }
 
 /** " Pace: 48.7 answers/s; found by itself: ...; 429 answers: 3 (0.2 % of requests sent)." (core's words) */

@@ -1,7 +1,8 @@
 // Runs "Enrich File" on the shared bulk engine behind a progress notification with Cancel, then
 // opens the result. The engine journals every paid answer before its row counts as done, so a run
 // stopped by Cancel, a window reload or a crash is resumed by running it again: the answers already
-// bought come from the journal and only the rest is sent (and paid for).
+// bought come from the journal and only the rest is sent (and paid for). Each paid answer is counted
+// in the spend ledger as the engine counts it (its onPaid hook).
 import {
   type BulkProgress,
   type BulkSummary,
@@ -30,6 +31,7 @@ export async function enrichFile(
       const onCancel = token.onCancellationRequested(() => stop.abort());
       // Aborted by the engine when requests in flight outlive their grace after Cancel.
       const abandon = new AbortController();
+      const spend = ctx.spend.recorder(run.op, run.bases, run.inPath);
       let reported = 0;
       try {
         return await runBulk(
@@ -69,6 +71,7 @@ export async function enrichFile(
           },
           {
             signal: stop.signal,
+            onPaid: (count) => spend.add(count),
             progressEveryMs: 250,
             onProgress: (p: BulkProgress) => {
               const total = Math.max(estimatedRows(p), p.written, 1);
@@ -83,6 +86,8 @@ export async function enrichFile(
         );
       } finally {
         onCancel.dispose();
+        // What is still counted and not written: a stopped run's spend is recorded too.
+        spend.close();
       }
     },
   );

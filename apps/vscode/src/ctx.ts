@@ -1,5 +1,5 @@
-// What every command and view shares: settings, the key store, history, result documents, the log
-// and the status bar, created once on activation and disposed with the extension.
+// What every command and view shares: settings, the key store, history, result documents, the spend
+// ledger, the log and the status bar, created once on activation and disposed with the extension.
 import { createScrubber } from '@enrich/core';
 import * as vscode from 'vscode';
 import { Config } from './config';
@@ -8,6 +8,8 @@ import { ApiKeyStore } from './key-store';
 import { Log } from './log';
 import { ResultView } from './result-view';
 import { RESULT_SCHEME, ResultDocuments } from './results';
+import { SPEND_SCHEME, SpendDocument } from './spend-document';
+import { SpendLedger } from './spend-ledger';
 import { type KeyState, StatusBar } from './status-bar';
 import { DEMO_KEY, Trial } from './trial';
 
@@ -19,6 +21,8 @@ export class Ctx {
   /** The result view for people; the JSON documents stay one click away. */
   readonly resultView: ResultView;
   readonly log = new Log();
+  /** Every paid transaction of this extension, in its global storage. */
+  readonly spend: SpendLedger;
   readonly status: StatusBar;
   /** This session's own sandbox ("Try Without a Key"), stopped with the extension. */
   readonly trial = new Trial();
@@ -31,14 +35,19 @@ export class Ctx {
     this.results = new ResultDocuments(this.history, scrub);
     this.status = new StatusBar(this.config);
     this.resultView = new ResultView(this);
+    this.spend = new SpendLedger(extension.globalStorageUri, this.log);
+    const spendDocument = new SpendDocument(this.spend);
     this.subscribe(
       this.trial,
       this.resultView,
       this.keys,
       this.history,
+      this.spend,
+      spendDocument,
       this.log,
       this.status,
       vscode.workspace.registerTextDocumentContentProvider(RESULT_SCHEME, this.results),
+      vscode.workspace.registerTextDocumentContentProvider(SPEND_SCHEME, spendDocument),
       // A key set or cleared in another window shows here too.
       this.keys.onDidChange(() => void this.refresh()),
       this.config.onDidChange(() => {

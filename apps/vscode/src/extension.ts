@@ -4,9 +4,10 @@ import * as vscode from 'vscode';
 import { registerChatTools } from './chat-tools';
 import { createCommands } from './commands';
 import { Ctx } from './ctx';
-import { HISTORY_VIEW, OPERATIONS_VIEW } from './manifest';
+import { HISTORY_VIEW, OPERATIONS_VIEW, SPEND_VIEW } from './manifest';
 import { HistoryTree } from './tree-history';
 import { OperationsTree } from './tree-operations';
+import { SpendTree } from './tree-spend';
 
 let active: Ctx | undefined;
 
@@ -18,10 +19,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   }
   ctx.subscribe(...registerChatTools(ctx));
   const history = new HistoryTree(ctx.history);
+  const spend = new SpendTree(ctx.spend);
   ctx.subscribe(
     history,
+    spend,
     vscode.window.createTreeView(OPERATIONS_VIEW, { treeDataProvider: new OperationsTree() }),
     vscode.window.createTreeView(HISTORY_VIEW, { treeDataProvider: history }),
+    vscode.window.createTreeView(SPEND_VIEW, { treeDataProvider: spend }),
   );
 }
 

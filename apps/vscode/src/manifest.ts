@@ -17,6 +17,7 @@ export const CATEGORY = 'Enrichment';
 export const VIEW_CONTAINER = 'enrich';
 export const OPERATIONS_VIEW = 'enrich.operations';
 export const HISTORY_VIEW = 'enrich.history';
+export const SPEND_VIEW = 'enrich.spend';
 export const HISTORY_ITEM = 'historyEntry';
 export const OPERATION_ITEM = 'operation';
 /** A context key, true while this session tries the extension on its own sandbox. */
@@ -31,6 +32,7 @@ export const COMMAND = {
   enrichCsv: 'enrich.enrichCsv',
   showHistory: 'enrich.showHistory',
   copyLastRequestAsCurl: 'enrich.copyLastRequestAsCurl',
+  showSpend: 'enrich.showSpend',
   openResult: 'enrich.history.open',
   rerun: 'enrich.history.rerun',
   copyAsCurl: 'enrich.history.copyAsCurl',
@@ -114,6 +116,7 @@ const GENERAL_COMMANDS: readonly (CommandContribution & { readonly palette: bool
     category: CATEGORY,
     palette: true,
   },
+  { command: COMMAND.showSpend, title: 'Show Spend', category: CATEGORY, icon: '$(table)', palette: true },
   { command: COMMAND.openResult, title: 'Open Result', category: CATEGORY, palette: false },
   // Says what it costs: a re-run is always sent, even when the History holds its answer.
   { command: COMMAND.rerun, title: 'Re-run (spends 1 transaction)', icon: '$(refresh)', palette: false },
@@ -138,7 +141,10 @@ export function contributes() {
       // menu and the editor's title bar menu.
       'explorer/context': [{ command: COMMAND.enrichCsv, when: ENRICHABLE_FILE, group: '7_modification@9' }],
       'editor/title': [{ command: COMMAND.enrichCsv, when: ENRICHABLE_FILE, group: '1_run@9' }],
-      'view/title': [{ command: COMMAND.clearHistory, when: `view == ${HISTORY_VIEW}`, group: 'navigation' }],
+      'view/title': [
+        { command: COMMAND.clearHistory, when: `view == ${HISTORY_VIEW}`, group: 'navigation' },
+        { command: COMMAND.showSpend, when: `view == ${SPEND_VIEW}`, group: 'navigation' },
+      ],
       'view/item/context': [
         { command: COMMAND.rerun, when: onHistoryEntry, group: 'inline@1' },
         { command: COMMAND.rerun, when: onHistoryEntry, group: '1_entry@1' },
@@ -153,8 +159,16 @@ export function contributes() {
       [VIEW_CONTAINER]: [
         { id: OPERATIONS_VIEW, name: 'Operations' },
         { id: HISTORY_VIEW, name: 'History' },
+        { id: SPEND_VIEW, name: 'Spend This Month' },
       ],
     },
+    // Shown while the Spend view is empty.
+    viewsWelcome: [
+      {
+        view: SPEND_VIEW,
+        contents: `No paid transaction recorded this month.\n[Show Spend by Month](command:${COMMAND.showSpend})`,
+      },
+    ],
     languageModelTools: chatTools(),
     configuration: {
       title: CATEGORY,

@@ -2,6 +2,7 @@
 // (default-src 'none') and runs only its own script and style, by nonce. Colours and fonts come from
 // VS Code's theme variables, so the page follows light, dark and high-contrast themes. Every action
 // is a real <button> (Tab reaches it, Enter and Space press it); empty fields fold into <details>.
+import { esc } from './html';
 import type { FieldView, GroupView, ResultModel } from './result-model';
 
 /** What the page's buttons ask of the extension. */
@@ -89,10 +90,6 @@ function button(action: ViewAction, label: string, kind = '', index?: number, ar
   const data = index === undefined ? '' : ` data-index="${index}"`;
   const label2 = aria ? ` aria-label="${esc(aria)}"` : '';
   return `<button type="button" class="${kind}" data-action="${action}"${data}${label2}>${esc(label)}</button>`;
-}
-
-export function esc(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 const STYLE = `

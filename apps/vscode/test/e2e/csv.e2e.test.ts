@@ -187,7 +187,12 @@ describe('Enrich File on a CSV in code-server', () => {
         '--base-url-v3',
         sandbox.url,
       ],
-      { cwd: cli, env: { ...process.env, ENRICH_API_KEY: KEY }, timeout: 120_000 },
+      // The CLI's spend ledger goes beside its output, not into the home folder.
+      {
+        cwd: cli,
+        env: { ...process.env, ENRICH_API_KEY: KEY, ENRICH_LEDGER: join(cliDir, 'ledger.jsonl') },
+        timeout: 120_000,
+      },
     );
     console.log(stdout.trim());
     const fromCli = readFileSync(join(cliDir, 'leads.phone-lookup.csv'));

@@ -1,5 +1,9 @@
-// The extension's context in the vscode stand-in: globalState and secret storage.
-import { EventEmitter } from './base';
+// The extension's context in the vscode stand-in: globalState, secret storage, and a global storage
+// folder of its own (a fresh temporary path: the spend ledger's).
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EventEmitter, Uri } from './base';
 
 // ---- the extension's context ----
 
@@ -44,6 +48,8 @@ export function createExtensionContext() {
     subscriptions: [] as { dispose(): unknown }[],
     secrets: new SecretStorageStub(),
     globalState: new MementoStub(),
+    // Not created: VS Code does not create it either; whoever writes there makes the folder.
+    globalStorageUri: Uri.file(join(tmpdir(), `enrich-global-storage-${randomUUID()}`)),
   };
 }
 

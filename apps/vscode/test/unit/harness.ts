@@ -1,5 +1,6 @@
 // Activates the extension against the vscode stand-in, with both base URLs pointing at a real
 // sandbox on 127.0.0.1 (a free port), and helps tests answer the quick inputs.
+import { rmSync } from 'node:fs';
 import { type CleanInput, type Operation, type OutputRecord, readResponse, validate } from '@enrich/core';
 import { createSandbox, type SandboxServer, type ServerOptions, startSandboxServer } from '@enrich/sandbox';
 import type * as vscode from 'vscode';
@@ -40,6 +41,8 @@ export async function activateWithSandbox(
     async close() {
       for (const d of context.subscriptions) d.dispose();
       await server.close();
+      // The spend ledger's folder, when a test wrote it.
+      rmSync(context.globalStorageUri.fsPath, { recursive: true, force: true });
     },
   };
 }
