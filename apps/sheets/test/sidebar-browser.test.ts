@@ -5,93 +5,30 @@
 // finished. A screenshot is saved to test-results/sidebar-bulk-run.png.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { COLLABORATOR_KEY, newRuntime, OWNER_KEY, phone, referenceRecord } from './helpers.js';
-import { DIST, type Runtime, type User } from './runtime/index.js';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const RESULTS = join(DIST, '..', 'test-results');
-const ORIGIN = 'https://sidebar.test';
+import type { Runtime, User } from './runtime/index.js';
+import {
+  type Bridge,
+  launchChromium,
+  NO_HOLD,
+  openSidebar as openPage,
+  poll,
+  RESULTS,
+} from './sidebar-page.js';
 
 let browser: Browser;
 
-/** Waits for the page (real time: Chromium and the runtime share a busy CI machine). */
-const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 30_000, interval: 50 });
-
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
   await browser?.close();
 });
 
-// google.script.run in the page: asynchronous, handlers chained, at most 10 calls in flight (counted).
-const SHIM = `(() => {
-  const state = { inFlight: 0, maxInFlight: 0, calls: [] };
-  window.__gasState = state;
-  const runner = (success, failure) => new Proxy({}, {
-    get(_, name) {
-      if (name === 'withSuccessHandler') return (f) => runner(f, failure);
-      if (name === 'withFailureHandler') return (f) => runner(success, f);
-      if (name === 'withUserObject') return () => runner(success, failure);
-      return (...args) => {
-        state.inFlight++;
-        state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
-        state.calls.push(String(name));
-        window.__gasRun(String(name), args).then((answer) => {
-          state.inFlight--;
-          if (answer && 'error' in answer) { if (failure) failure(new Error(answer.error)); }
-          else if (success) success(answer.value);
-        });
-      };
-    },
-  });
-  window.google = { script: { run: runner(null, null), host: { close() {} } } };
-})();`;
-
-/** Holds one runChunk call (the `holdAt`-th) until `gate` resolves, so that Stop is clicked mid-run. */
-interface Bridge {
-  chunkCalls: number;
-  holdAt: number | null;
-  gate: Promise<void>;
-}
-
-async function openSidebar(rt: Runtime, user: User, bridge: Bridge): Promise<Page> {
-  rt.run(user, 'showSidebar');
-  const html = rt.lastSidebar(user) as string;
-  const page = await browser.newPage({ viewport: { width: 300, height: 1000 } });
-  // The page may load nothing but itself: Google's stylesheet is unreachable here, and not needed.
-  await page.route('**/*', (route) =>
-    route.request().url() === `${ORIGIN}/`
-      ? route.fulfill({ contentType: 'text/html', body: html })
-      : route.abort(),
-  );
-  await page.exposeFunction('__gasRun', async (name: string, args: unknown[]) => {
-    if (name === 'runChunk' && ++bridge.chunkCalls === bridge.holdAt) await bridge.gate;
-    try {
-      return { value: rt.scriptRun(user, name, ...args) };
-    } catch (error) {
-      return { error: (error as Error).message };
-    }
-  });
-  await page.addInitScript(SHIM);
-  await page.goto(`${ORIGIN}/`);
-  await page.waitForSelector('body[data-ready="true"]');
-  return page;
-}
+const openSidebar = (rt: Runtime, user: User, bridge: Bridge) => openPage(browser, rt, user, bridge);
 
 test('a bulk run in the real sidebar, driven by clicks: key, check, confirm, start, stop, reopen, resume', async () => {
   const rt = newRuntime({ latencyMs: 200 });
@@ -204,7 +141,7 @@ test('a bulk run in the real sidebar, driven by clicks: key, check, confirm, sta
 test('formula answers not kept yet: counted, kept with one click (no transaction), then every formula frozen', async () => {
   const rt = newRuntime();
   const user = rt.owner;
-  const page = await openSidebar(rt, user, { chunkCalls: 0, holdAt: null, gate: Promise.resolve() });
+  const page = await openSidebar(rt, user, NO_HOLD());
   await poll(() => page.locator('#answers-text').textContent()).toMatch(/^Every formula answer is kept/);
   expect(await page.getByRole('button', { name: 'Keep them' }).isDisabled()).toBe(true);
 
@@ -241,7 +178,7 @@ test('answers paid for but unreadable: the sidebar offers to ask again, stating 
   expect(rt.sandbox.transactions()).toBe(2);
   rt.type('Sheet1', 'A1:A4', [['Phone'], [phone(1)], [phone(2)], [phone(3)]]);
   rt.select('Sheet1', 'A1:A4');
-  const page = await openSidebar(rt, user, { chunkCalls: 0, holdAt: null, gate: Promise.resolve() });
+  const page = await openSidebar(rt, user, NO_HOLD());
   await page.getByLabel('Operation', { exact: true }).selectOption('phone-lookup');
   await page.getByRole('button', { name: 'Check' }).click();
   await poll(() => page.locator('#plan').textContent()).toContain('at most 1 transactions');

@@ -93,6 +93,11 @@ describe('a 5,000-row run, interrupted and resumed', () => {
       errors: 0,
     });
     expect(spentAt.every((s, i) => i === 0 || s >= (spentAt[i - 1] as number))).toBe(true);
+    // The user's spend record (issue 24) counted every transaction, failed chunks included, once.
+    const spend = JSON.parse(rt.userProperties(user).values.get('enrich.spend.1SpreadsheetTestId') ?? '{}');
+    expect(spend.rows).toEqual([
+      expect.objectContaining({ operation: 'phone-lookup', transactions: distinct }),
+    ]);
 
     // Exactly once: header and 5,000 rows, 5 columns (status + 4).
     const target = writes(rt, 5001, 3, 5);

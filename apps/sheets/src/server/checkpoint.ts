@@ -71,8 +71,19 @@ export function loadCheckpoint(spreadsheetId: string): Checkpoint | null {
   }
 }
 
-export function saveCheckpoint(spreadsheetId: string, checkpoint: Checkpoint): void {
-  PropertiesService.getUserProperties().setProperty(propKey(spreadsheetId), JSON.stringify(checkpoint));
+/**
+ * Saves the checkpoint; with `also` (the spend record, spend.ts), in the same setProperties call, so
+ * that what a chunk paid is in both or in neither, for one property write.
+ */
+export function saveCheckpoint(
+  spreadsheetId: string,
+  checkpoint: Checkpoint,
+  also?: Readonly<Record<string, string>>,
+): void {
+  const props = PropertiesService.getUserProperties();
+  const value = JSON.stringify(checkpoint);
+  if (also) props.setProperties({ ...also, [propKey(spreadsheetId)]: value });
+  else props.setProperty(propKey(spreadsheetId), value);
 }
 
 export function deleteCheckpoint(spreadsheetId: string): void {

@@ -2,17 +2,26 @@
 // its rows need, writes a contiguous run of rows (up to the first one still waiting for an answer),
 // then moves the checkpoint; so a stopped, failed or abandoned run resumes where it was and pays for
 // nothing twice. Target cells that were empty at the start are checked again before writing.
-import { checkApiKey, type LeafValue, type Outcome, type RowOutcomeKind, rowStatusText } from '@enrich/core';
+import {
+  checkApiKey,
+  type LeafValue,
+  type Outcome,
+  type RowOutcomeKind,
+  rowStatusText,
+  type SpendRow,
+} from '@enrich/core';
 import { type CellValue, TEXT_FORMAT, toCells } from './cells.js';
 import { deleteCheckpoint, loadCheckpoint, type RunCounts, saveCheckpoint } from './checkpoint.js';
 import { STATUS_COLUMN } from './messages.js';
 import { fetchChunkAnswers } from './run-answers.js';
+import { runBreakdown } from './run-breakdown.js';
 import { progressOf } from './run-progress.js';
 import { blankRow, copySources, kindOfStatus, rowForOutcome, statusRow } from './run-rows.js';
 import { countNonEmpty, readPlans, resolveCheckpoint, spreadsheetId } from './run-target.js';
 import type { RunProgress } from './run-types.js';
 import { currentScrubber } from './scrub.js';
 import { asCoreSettings, noKeyMessageForSidebar, userSettings } from './settings.js';
+import { addSpend, readSpend, spendInfo, spendProperty } from './spend.js';
 
 /** Rows per chunk: a few seconds of work at realistic latency, far from the 6-minute limit. */
 export const CHUNK_ROWS = 250;
@@ -40,7 +49,10 @@ function doChunk(runId: string): RunProgress {
   const total = run.sel.numRows - 1;
   if (checkpoint.next >= total) {
     deleteCheckpoint(ssId);
-    return progressOf(checkpoint, run, true);
+    return progressOf(checkpoint, run, true, {
+      breakdown: runBreakdown(run, checkpoint.counts),
+      spend: spendInfo(readSpend(ssId)),
+    });
   }
   const stored = userSettings();
   if (!stored.apiKey) throw new Error(noKeyMessageForSidebar());
@@ -69,11 +81,14 @@ function doChunk(runId: string): RunProgress {
     throttled: (checkpoint.counts.throttled ?? 0) + answers.throttled,
     retries: (checkpoint.counts.retries ?? 0) + answers.retries,
   };
+  let spend: SpendRow[] | undefined;
   if (answers.spent > 0) {
     // Recorded before writing: if the write fails, the answers wait in the cache, and the count of
-    // what was paid must not be lost with the chunk.
+    // what was paid must not be lost with the chunk. The user's spend record (spend.ts) goes in the
+    // same property write.
     checkpoint.counts = { ...checkpoint.counts, spent: checkpoint.counts.spent + answers.spent };
-    saveCheckpoint(ssId, checkpoint);
+    spend = addSpend(readSpend(ssId), run.op, settings, answers.spent);
+    saveCheckpoint(ssId, checkpoint, spendProperty(ssId, spend));
   }
 
   // Rows up to the first one still waiting for an answer are written now.
@@ -137,10 +152,17 @@ function doChunk(runId: string): RunProgress {
   checkpoint.next = stop;
   checkpoint.counts = counts;
   const finished = stop >= total;
-  if (finished) deleteCheckpoint(ssId);
-  else saveCheckpoint(ssId, checkpoint);
+  if (!finished) {
+    saveCheckpoint(ssId, checkpoint);
+    SpreadsheetApp.flush();
+    return progressOf(checkpoint, run, false, spend ? { spend: spendInfo(spend) } : {});
+  }
+  // Read before the checkpoint goes: should the read fail, resuming does the last chunk again (its
+  // answers are cached, so for nothing) and reads it then.
+  const breakdown = runBreakdown(run, counts);
+  deleteCheckpoint(ssId);
   SpreadsheetApp.flush();
-  return progressOf(checkpoint, run, finished);
+  return progressOf(checkpoint, run, true, { breakdown, spend: spendInfo(spend ?? readSpend(ssId)) });
 }
 
 /** Counts a request row by what it came to. */

@@ -1,9 +1,15 @@
 // Where a run stands, as the sidebar shows it.
 import type { Checkpoint } from './checkpoint.js';
 import { inputA1, type Resolved, targetA1 } from './run-target.js';
-import type { RunProgress } from './run-types.js';
+import type { RunBreakdown, RunProgress } from './run-types.js';
+import type { SpendInfo } from './spend.js';
 
-export function progressOf(checkpoint: Checkpoint, run: Resolved, finished = false): RunProgress {
+export function progressOf(
+  checkpoint: Checkpoint,
+  run: Resolved,
+  finished = false,
+  more: { readonly breakdown?: RunBreakdown; readonly spend?: SpendInfo } = {},
+): RunProgress {
   return {
     runId: checkpoint.id,
     operation: run.op.id,
@@ -20,5 +26,7 @@ export function progressOf(checkpoint: Checkpoint, run: Resolved, finished = fal
       retries: checkpoint.counts.retries ?? 0,
     },
     pace: checkpoint.paceText ?? '',
+    breakdown: more.breakdown ?? null,
+    spend: more.spend ?? null,
   };
 }

@@ -1,7 +1,8 @@
 // What the sidebar and the server exchange about a bulk run: plain data that crosses
 // google.script.run (no Date, no undefined in arrays).
-import type { OperationId } from '@enrich/core';
+import type { Breakdown, OperationId } from '@enrich/core';
 import type { RunCounts } from './checkpoint.js';
+import type { SpendInfo } from './spend.js';
 
 export interface RangeRef {
   readonly sheetId: number;
@@ -58,4 +59,16 @@ export interface RunProgress {
   readonly counts: RunCounts;
   /** Where the pace stands, in core's words (paceText); empty before anything was sent. */
   readonly pace: string;
+  /** What came back (match rate, coded values): once the run is finished, else null. */
+  readonly breakdown: RunBreakdown | null;
+  /** This user's spend in this spreadsheet this month, when the chunk spent or finished; else null. */
+  readonly spend: SpendInfo | null;
+}
+
+/** A run's breakdown as the sidebar shows it (run-breakdown.ts counts it). */
+export interface RunBreakdown extends Breakdown {
+  /** The operation's coded columns that were not among the output columns: no bars for them. */
+  readonly notWritten: readonly string[];
+  /** Empty input rows: nothing was sent for them, so they are not in the match rate. */
+  readonly emptyRows: number;
 }

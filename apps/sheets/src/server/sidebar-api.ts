@@ -6,8 +6,10 @@ import { pendingRun, type RangeRef, type RunProgress } from './bulk.js';
 import { type FreezeReport, freezeSpreadsheet } from './freeze.js';
 import { answerDays, saveAnswerDays } from './freshness.js';
 import { countUnkept, keepCachedAnswers } from './keep.js';
+import { spreadsheetId } from './run-target.js';
 import { type PublicSettings, publicSettings, saveUserSettings, userSettings } from './settings.js';
 import { columnLetter, rangeA1 } from './sheets.js';
+import { readSpend, type SpendInfo, spendInfo } from './spend.js';
 
 export interface OperationInfo {
   readonly id: OperationId;
@@ -41,6 +43,8 @@ export interface SidebarState {
   readonly operations: readonly OperationInfo[];
   readonly selection: SelectionInfo | null;
   readonly run: RunProgress | null;
+  /** What this user's sidebar runs spent in this spreadsheet this month. */
+  readonly spend: SpendInfo;
 }
 
 export function getSidebarState(): SidebarState {
@@ -57,6 +61,7 @@ export function getSidebarState(): SidebarState {
     })),
     selection: describeSelection(),
     run: pendingRun(),
+    spend: spendInfo(readSpend(spreadsheetId())),
   };
 }
 

@@ -5,9 +5,11 @@
 import type { RunPlan, RunProgress, RunRequest } from '../server/bulk.js';
 import type { OperationInfo, SelectionInfo } from '../server/sidebar-api.js';
 import { refreshAnswersNow, renderAnswers, wireAnswersPanel } from './answers-panel.js';
+import { renderBreakdown } from './breakdown-panel.js';
 import { $, errorText, number, plural, showMessage } from './dom.js';
 import { renderSettings, wireKeyPanel } from './key-panel.js';
 import { call } from './server.js';
+import { renderSpend } from './spend-panel.js';
 
 let operations: readonly OperationInfo[] = [];
 let selection: SelectionInfo | null = null;
@@ -183,6 +185,7 @@ function renderProgress(progress: RunProgress): void {
   const bar = $<HTMLProgressElement>('progress-bar');
   bar.max = Math.max(1, progress.total);
   bar.value = progress.counts.done;
+  renderSpend(progress.spend);
   const c = progress.counts;
   $('progress-text').textContent =
     `${number(c.done)} of ${number(progress.total)} rows · ${number(c.spent)} transactions spent · ` +
@@ -203,6 +206,7 @@ async function drive(first: RunProgress): Promise<void> {
   $<HTMLButtonElement>('start').disabled = true;
   $<HTMLButtonElement>('check').disabled = true;
   $<HTMLButtonElement>('stop').disabled = false;
+  renderBreakdown(null);
   renderProgress(first);
   $('stop').focus();
   let progress = first;
@@ -216,6 +220,7 @@ async function drive(first: RunProgress): Promise<void> {
       progress = await call('runChunk', progress.runId);
       renderProgress(progress);
     }
+    renderBreakdown(progress.breakdown);
     const c = progress.counts;
     showMessage(
       `Done: ${number(progress.total)} rows in ${progress.targetA1}, ${number(c.spent)} transactions spent` +
@@ -301,6 +306,7 @@ async function init(): Promise<void> {
     for (const op of operations) select.add(new Option(op.title, op.id));
     renderSettings(state.settings);
     renderAnswers(state.answers);
+    renderSpend(state.spend);
     // Formulas may buy answers while the sidebar is open: look again every minute, and when the
     // user comes back to the sidebar from the sheet.
     setInterval(refreshAnswersNow, 60_000);

@@ -10,6 +10,8 @@ import type { Execution } from './execution.js';
 
 export class PropertyStore {
   readonly values = new Map<string, string>();
+  /** Calls that wrote the store (setProperty, setProperties, delete…): what a quota counts. */
+  writeCalls = 0;
   constructor(readonly name: string) {}
   bytes(): number {
     let total = 0;
@@ -110,6 +112,7 @@ export function createPropertiesService(exec: Execution, host: PropertiesHost) {
       // A custom function cannot set properties.
       exec.allow(`Properties.${method}`, { limited: true });
       touch();
+      store.writeCalls++;
     };
     const set = (entries: [string, unknown][]) => {
       const next = new Map(store.values);
