@@ -1,6 +1,6 @@
 // What the build needs from the catalog to write the top-level functions' JSDoc and the manifest.
 // Bundled for Node by scripts/build.mjs and imported there; nothing here runs in Apps Script.
-import { DEFAULT_BASE_URL, DEFAULT_BASE_URL_V3, PERMITTED_USE } from '@enrich/core';
+import { DEFAULT_BASE_URL, DEFAULT_BASE_URL_V3, PERMITTED_USE } from '@enrich/core/universal';
 import { argHelp, FUNCTIONS, rulesHelp } from './spec.js';
 
 export interface FunctionDoc {

@@ -12,7 +12,7 @@ import {
   type OperationId,
   type Rule,
   squash,
-} from '@enrich/core';
+} from '@enrich/core/universal';
 
 export interface ArgSpec {
   /** The parameter name shown in Sheets' help (`first_name`). */

@@ -2,7 +2,7 @@
 // makes Sheets offer the custom functions, the manifest, the sidebar page, and the bundle's size.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_BASE_URL, DEFAULT_BASE_URL_V3, OPERATIONS, PERMITTED_USE } from '@enrich/core';
+import { DEFAULT_BASE_URL, DEFAULT_BASE_URL_V3, OPERATIONS, PERMITTED_USE } from '@enrich/core/universal';
 import { describe, expect, test } from 'vitest';
 import { DIST } from './runtime/index.js';
 

@@ -5,7 +5,7 @@
 // and no-match rows; whole-call failures with messages that say what to do; whose key is used.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findOperation } from '@enrich/core';
+import { findOperation } from '@enrich/core/universal';
 import { describe, expect, test } from 'vitest';
 import { CASES } from './function-cases.js';
 import { COLLABORATOR_KEY, newRuntime, OWNER_KEY, referenceRecord } from './helpers.js';

@@ -1,7 +1,7 @@
 // The add-on menu and what its items open: built in AuthMode.NONE without touching anything that
 // needs authorisation; the key and settings items open the sidebar on the right view; Help says
 // which actions can spend transactions.
-import { PERMITTED_USE } from '@enrich/core';
+import { PERMITTED_USE } from '@enrich/core/universal';
 import { expect, test } from 'vitest';
 import { newRuntime } from './helpers.js';
 

@@ -5,7 +5,7 @@
 // with markup shown as text, and this month's spend. Screenshot: test-results/sidebar-breakdown.png.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { percentText } from '@enrich/core';
+import { percentText } from '@enrich/core/universal';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { newRuntime, OWNER_KEY } from './helpers.js';

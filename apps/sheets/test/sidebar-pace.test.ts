@@ -3,7 +3,7 @@
 // virtual clock. Core's pace controller sizes and spaces the fetchAll rounds: at most 2 % of the
 // requests are answered 429, every row is written once, and no execution comes near Apps Script's
 // 6 minutes.
-import { PACE_CHANGES } from '@enrich/core';
+import { PACE_CHANGES } from '@enrich/core/universal';
 import { describe, expect, test } from 'vitest';
 import { newRuntime, phone } from './helpers.js';
 import { COLUMNS, type Progress, request, setUp, writes } from './sidebar-run-helpers.js';

@@ -19,6 +19,7 @@
 import { setMaxListeners } from 'node:events';
 import {
   type AttemptSignal,
+  abortableSleep,
   buildRequest,
   type CallError,
   type CleanInput,
@@ -464,16 +465,7 @@ export class Sender {
 
   /** The caller's sleep, cut short by cancel(): no wait outlasts Ctrl-C. */
   private sleep(ms: number): Promise<void> {
-    const { signal } = this.wakeUp;
-    if (signal.aborted) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      signal.addEventListener('abort', done, { once: true });
-      this.options.sleep(ms).then(done, done);
-    });
+    return abortableSleep(ms, this.wakeUp.signal, this.options.sleep);
   }
 }
 

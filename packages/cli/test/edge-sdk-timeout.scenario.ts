@@ -2,7 +2,7 @@
 // Infinity and 2^31 ms to 1 ms (every call aborted and retried) and took 0, -1 and NaN for no
 // deadline at all; createClient now refuses each, naming the option. No request is made: the
 // "also" column says what each value gave. core's client-timeout.test.ts asserts it.
-import { createClient } from '@enrich/core/client';
+import { createClient } from '@enrich/core';
 import { notARun, type Scenario } from './hostile-measure.js';
 
 const VALUES: readonly [string, number][] = [

@@ -1,6 +1,8 @@
 // Builds the published SDK into dist/sdk/ (run by `build`, so turbo does it before tests and
 // packing): an ES module bundle per entry (valibot compiled in, so the package has no runtime
-// dependencies) and tsc's declarations beside them. The workspace itself keeps importing src/.
+// dependencies) and tsc's declarations beside them. The workspace imports src/ through the same
+// entries: `@enrich/core` (the SDK), `@enrich/core/universal` (what Apps Script can run),
+// `@enrich/core/fetch-transport`.
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -14,6 +16,7 @@ rmSync(out, { recursive: true, force: true });
 await build({
   entryPoints: {
     index: join(root, 'src', 'sdk.ts'),
+    universal: join(root, 'src', 'index.ts'),
     'fetch-transport': join(root, 'src', 'fetch-transport.ts'),
   },
   outdir: out,

@@ -4,6 +4,7 @@
 // match or an error; it never throws for a failed call. Not part of the universal entry: it uses
 // fetch and timers, which Apps Script lacks.
 
+import { abortableSleep } from './abortable-sleep.js';
 import { callOperation } from './call.js';
 import { OPERATIONS, type Operation } from './catalog.js';
 import type { CallResult, EnrichClient, MethodOptions } from './client-types.js';
@@ -75,7 +76,7 @@ export function createClient(options: ClientOptions): EnrichClient {
       transport,
       settings,
       policy,
-      sleep: (ms) => sleep(ms, signal),
+      sleep: (ms) => abortableSleep(ms, signal),
       now: Date.now,
       isCancelled: () => signal?.aborted === true,
     });
@@ -153,18 +154,4 @@ function typedLeaf(spec: LeafField, value: LeafValue | undefined): Leaf {
       if (value === null || value === undefined) return spec.nullable ? null : '';
       return typeof value === 'string' ? value : String(value);
   }
-}
-
-/** A wait that ends early when the call is aborted (the caller then stops). */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

@@ -15,7 +15,7 @@
 //   A cell of plain JSON (starting with "{") is read as well.
 // Ids are digests of base URL + request (answers.ts): no input is in the clear. The answers are
 // the same data the formulas show in the cells; every editor can unhide the sheet (README).
-import type { Outcome } from '@enrich/core';
+import type { Outcome } from '@enrich/core/universal';
 import { forKeeping, isOutcome, spread, upgradeOutcome } from './answers.js';
 import { TEXT_FORMAT } from './cells.js';
 

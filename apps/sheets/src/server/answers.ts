@@ -13,7 +13,7 @@
 // The cache is only the fast path: answers that must last go to the durable store, a hidden sheet
 // (answer-store.ts), which only executions that may write can fill. So each cache entry says whether
 // it is already kept there; keep.ts moves the others.
-import { capRaw, isPaid, type Outcome } from '@enrich/core';
+import { capRaw, isPaid, type Outcome } from '@enrich/core/universal';
 import { currentScrubber, scrubDeep } from './scrub.js';
 
 /** CacheService's longest expiry: 6 hours. Past it, only Freeze results or the sidebar's values last. */

@@ -3,7 +3,7 @@
 // inside the 6-minute limit. A stopped, failed or abandoned run resumes where it was and pays for
 // nothing twice (README, "Checkpoint and resume"). Input columns are never written, and target
 // cells that are not empty are written only after the user confirmed it.
-import { checkApiKey } from '@enrich/core';
+import { checkApiKey } from '@enrich/core/universal';
 import {
   type Checkpoint,
   deleteCheckpoint,

@@ -5,7 +5,7 @@
 // - a string that could still be read as a formula, or that starts with an apostrophe, gets a
 //   leading apostrophe, Sheets' own "this is text" mark, which it does not keep in the value.
 //   Whether plain-text format alone stops formulas is not documented, so both are done.
-import { type LeafValue, neutraliseFormula } from '@enrich/core';
+import { type LeafValue, neutraliseFormula } from '@enrich/core/universal';
 
 export type CellValue = string | number | boolean;
 

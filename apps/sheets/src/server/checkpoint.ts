@@ -4,7 +4,7 @@
 //   (or clobber) it; user, not cache: a cache entry may vanish at any time, a checkpoint must not;
 // - small (about 1 KB, far under the 9 KB per value): positions and counts only. The results
 //   themselves live in the sheet, which is also what later duplicate rows copy from.
-import type { OperationId, PaceState } from '@enrich/core';
+import type { OperationId, PaceState } from '@enrich/core/universal';
 
 export interface RunCounts {
   /** Rows written, the header not counted. */

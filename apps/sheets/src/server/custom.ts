@@ -13,7 +13,7 @@ import {
   outputColumns,
   planRow,
   rowStatusText,
-} from '@enrich/core';
+} from '@enrich/core/universal';
 import { type ArgSpec, type FunctionSpec, findFunction } from '../spec.js';
 import { fetchOnce } from './fetch-once.js';
 import { FORMULA_TIME_UP, OWNER_ALLOWANCE_USED, OWNER_HAS_NO_KEY, OWNER_KEY_REFUSED } from './messages.js';

@@ -5,7 +5,7 @@
 // cache, within a bounded time) for the answer the other one is buying, and pays itself only if
 // the wait runs out or the other gave up. Without a lock (LockService refused, or busy for too long)
 // it pays, as before: never worse than no coordination.
-import { type Operation, type Outcome, Pace } from '@enrich/core';
+import { type Operation, type Outcome, Pace } from '@enrich/core/universal';
 import { readAnswers, saveAnswers, spread } from './answers.js';
 import { type Job, MAX_PARALLEL, sendAll } from './send.js';
 

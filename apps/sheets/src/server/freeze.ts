@@ -3,7 +3,7 @@
 // results spill beyond its own cell and vanish once the formula is gone, so the whole area it fills
 // is read first and written back as values, as text where text was shown (leading zeros, and API
 // values that look like formulas stay text).
-import { chooseColumns } from '@enrich/core';
+import { chooseColumns } from '@enrich/core/universal';
 import { type FunctionSpec, findFunction } from '../spec.js';
 import { STORE_SHEET } from './answer-store.js';
 import { type CellValue, TEXT_FORMAT, toCell } from './cells.js';

@@ -6,7 +6,7 @@
 // Every menu item and sidebar call may write the spreadsheet, unlike custom functions; so each first
 // keeps the answers formulas bought that are still only in the cache (keep.ts). It costs nothing.
 // Every one passes what it returns, and the message of what it throws, through the key scrubber.
-import { checkApiKey } from '@enrich/core';
+import { checkApiKey } from '@enrich/core/universal';
 import * as bulk from './bulk.js';
 import { customFunction as customFunctionOf } from './custom.js';
 import { keepingAnswers } from './keep.js';

@@ -3,11 +3,11 @@
 // refuse as incomplete, an empty body to a cheap operation; 401 means the key was refused, 400 that
 // it was accepted, and neither costs a transaction (README, "Whose key"). Sent like every request:
 // fetchAll, errors muted, redirects never followed.
-import { checkApiKey, type KeyCheckResult, planKeyCheck, readKeyCheck } from '@enrich/core';
+import { checkApiKey, type KeyCheckResult, planKeyCheck, readKeyCheck } from '@enrich/core/universal';
 import { readFetched } from './send.js';
 import { asCoreSettings, isAllowed, noKeyMessageForSidebar, userSettings } from './settings.js';
 
-export type { KeyCheckResult } from '@enrich/core';
+export type { KeyCheckResult } from '@enrich/core/universal';
 
 /** The verdict per base on the current user's key (the sidebar's key). */
 export function checkKey(): KeyCheckResult[] {

@@ -1,6 +1,6 @@
 // The add-on menu and what its items open. onOpen may run with AuthMode.NONE (before the add-on is
 // authorised in a document), so it only builds the menu: no properties, no cache, no fetch.
-import { PERMITTED_USE } from '@enrich/core';
+import { PERMITTED_USE } from '@enrich/core/universal';
 import { FUNCTIONS } from '../spec.js';
 import { freezeSelection } from './freeze.js';
 import { keepCachedAnswers } from './keep.js';

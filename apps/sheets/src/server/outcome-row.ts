@@ -13,7 +13,7 @@ import {
   outputField,
   type RowOutcomeKind,
   rowStatusOf,
-} from '@enrich/core';
+} from '@enrich/core/universal';
 
 export interface OutcomeRow {
   readonly kind: RowOutcomeKind;

@@ -10,7 +10,7 @@ import {
   type Outcome,
   operationUrl,
   type Settings,
-} from '@enrich/core';
+} from '@enrich/core/universal';
 import { readStore } from './answer-store.js';
 import { answerKey, documentCache, readCacheEntries, saveAnswers } from './answers.js';
 import { freshSince } from './freshness.js';

@@ -2,7 +2,7 @@
 // answer (cache or durable store), else one bought now in fetchAll rounds. Answers go to the
 // document cache after every round, so a chunk cut short between fetching and writing finds them
 // again when resumed.
-import { type CleanInput, type Outcome, Pace, type PaceState, paceText, type Settings } from '@enrich/core';
+import { type CleanInput, type Outcome, Pace, type PaceState, paceText, type Settings } from '@enrich/core/universal';
 import { saveAnswers } from './answers.js';
 import { SIDEBAR_KEY_REFUSED } from './messages.js';
 import { pendingRequests } from './pending.js';

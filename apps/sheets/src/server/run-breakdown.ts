@@ -8,7 +8,7 @@
 // cannot grow the checkpoint towards its 9 KB with values a service invents, and makes each count
 // the number of rows that hold the value by construction. It costs one getValues of the target
 // block, and none when the run wrote no coded column.
-import { BreakdownTally, breakdownColumns, type OutcomeCounts } from '@enrich/core';
+import { BreakdownTally, breakdownColumns, type OutcomeCounts } from '@enrich/core/universal';
 import { fromCell } from './cells.js';
 import type { RunCounts } from './checkpoint.js';
 import { kindOfStatus } from './run-rows.js';

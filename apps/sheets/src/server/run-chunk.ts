@@ -9,7 +9,7 @@ import {
   type RowOutcomeKind,
   rowStatusText,
   type SpendRow,
-} from '@enrich/core';
+} from '@enrich/core/universal';
 import { type CellValue, TEXT_FORMAT, toCells } from './cells.js';
 import { deleteCheckpoint, loadCheckpoint, type RunCounts, saveCheckpoint } from './checkpoint.js';
 import { STATUS_COLUMN } from './messages.js';

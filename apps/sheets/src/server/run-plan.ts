@@ -1,5 +1,5 @@
 // Check: what a run over the selection will do and spend at most, before anything is sent.
-import { type CleanInput, operationUrl } from '@enrich/core';
+import { type CleanInput, operationUrl } from '@enrich/core/universal';
 import { answerKey, documentCache } from './answers.js';
 import { keptAnswers } from './pending.js';
 import { countNonEmpty, inputA1, readPlans, resolve, targetA1 } from './run-target.js';

@@ -1,7 +1,7 @@
 // The rows a chunk writes: a status cell in core's words, then the chosen columns. A request's first
 // row gets the answer; later rows asking the same copy that row's result from the sheet (written by
 // an earlier chunk), so the checkpoint needs no answers.
-import { type LeafValue, type Outcome, ROW_OUTCOMES, type RowOutcomeKind } from '@enrich/core';
+import { type LeafValue, type Outcome, ROW_OUTCOMES, type RowOutcomeKind } from '@enrich/core/universal';
 import { fromCell } from './cells.js';
 import { outcomeRow } from './outcome-row.js';
 import type { PlannedRow, Resolved } from './run-target.js';

@@ -10,7 +10,7 @@ import {
   planRow,
   type RowPlan,
   rowInput,
-} from '@enrich/core';
+} from '@enrich/core/universal';
 import type { Checkpoint } from './checkpoint.js';
 import type { RangeRef, RunRequest } from './run-types.js';
 import { columnLetter, findSheet, rangeA1 } from './sheets.js';

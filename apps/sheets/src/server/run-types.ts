@@ -1,6 +1,6 @@
 // What the sidebar and the server exchange about a bulk run: plain data that crosses
 // google.script.run (no Date, no undefined in arrays).
-import type { Breakdown, OperationId } from '@enrich/core';
+import type { Breakdown, OperationId } from '@enrich/core/universal';
 import type { RunCounts } from './checkpoint.js';
 import type { SpendInfo } from './spend.js';
 

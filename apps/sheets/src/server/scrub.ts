@@ -2,7 +2,7 @@
 // sidebar, throws as an error or logs passes core's scrubber, which replaces the key (also in its
 // JSON-escaped and URL-encoded forms) with "[key hidden]". Messages are built never to hold the
 // key; this catches what a library or a service might echo back.
-import { createScrubber } from '@enrich/core';
+import { createScrubber } from '@enrich/core/universal';
 import { readSettings } from './settings.js';
 
 export type Scrub = (text: string) => string;

@@ -18,7 +18,7 @@ import {
   type PaceState,
   type RetryPolicy,
   readResponse,
-} from '@enrich/core';
+} from '@enrich/core/universal';
 
 export interface Job {
   /** Names the answer in the result (the cache key). */

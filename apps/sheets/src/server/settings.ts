@@ -8,7 +8,7 @@ import {
   DEFAULT_BASE_URL,
   DEFAULT_BASE_URL_V3,
   type Settings,
-} from '@enrich/core';
+} from '@enrich/core/universal';
 import { MENU_PATH } from './messages.js';
 
 const PROP_API_KEY = 'enrich.apiKey';

@@ -1,7 +1,7 @@
 // What the sidebar asks the server for, besides running: its starting state, the selection, and
 // settings. Everything returned crosses google.script.run, so it is plain data (no Date, no
 // undefined in arrays), and it never holds the API key.
-import { mapColumns, OPERATIONS, type OperationId, outputColumns } from '@enrich/core';
+import { mapColumns, OPERATIONS, type OperationId, outputColumns } from '@enrich/core/universal';
 import { pendingRun, type RangeRef, type RunProgress } from './bulk.js';
 import { type FreezeReport, freezeSpreadsheet } from './freeze.js';
 import { answerDays, saveAnswerDays } from './freshness.js';

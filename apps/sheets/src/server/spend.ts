@@ -21,7 +21,7 @@ import {
   type Operation,
   type Settings,
   type SpendRow,
-} from '@enrich/core';
+} from '@enrich/core/universal';
 
 const PREFIX = 'enrich.spend.';
 

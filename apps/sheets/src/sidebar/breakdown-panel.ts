@@ -6,7 +6,7 @@
 // Each set is a list labelled by its heading, each item read as "VERIFIED 141 (49%) likely: the
 // mailbox exists"; the bars are aria-hidden (the numbers say it all). Every value came from the
 // service or the sheet, so everything is put in with textContent, never as markup.
-import { type OutcomeShare, percentText, valueNote } from '@enrich/core';
+import { type OutcomeShare, percentText, valueNote } from '@enrich/core/universal';
 import type { RunBreakdown } from '../server/run-types.js';
 import { $, number, plural } from './dom.js';
 
