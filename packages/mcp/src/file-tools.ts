@@ -15,7 +15,15 @@ import {
   planBulk,
   runBulk,
 } from '@enrich/bulk';
-import { DEFAULT_RETRY_POLICY, OPERATIONS, type Operation, outputColumns } from '@enrich/core';
+import {
+  type Breakdown,
+  breakdownText,
+  DEFAULT_RETRY_POLICY,
+  LIKELY_NOTE,
+  OPERATIONS,
+  type Operation,
+  outputColumns,
+} from '@enrich/core';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Budget } from './budget.js';
@@ -119,6 +127,7 @@ export class FileTools {
         `Distinct requests ${summary.distinct}, ${summary.fromCache} answered free from the answer cache; transactions spent: ${summary.transactions} (quoted: ${limit}).`,
         summary.stopped ? `The run stopped sending: ${summary.stopped}.` : '',
         `${budget.describe()}.`,
+        ...whatCameBack(summary.breakdown),
       ].filter(Boolean);
       return {
         ...(summary.completed ? {} : { isError: true }),
@@ -136,6 +145,7 @@ export class FileTools {
           transactions: summary.transactions,
           quoted: limit,
           completed: summary.completed,
+          ...(summary.breakdown ? { breakdown: summary.breakdown } : {}),
         },
         _meta: { 'enrich/transactionsSpent': summary.transactions },
       };
@@ -285,4 +295,11 @@ function sameRequest(a: FileRequest, b: FileRequest): boolean {
     a.outPath === b.outPath &&
     JSON.stringify(Object.entries(a.map).sort()) === JSON.stringify(Object.entries(b.map).sort())
   );
+}
+
+/** The run's breakdown in words (core's), for the assistant to tell the person what came back. */
+function whatCameBack(breakdown: Breakdown | undefined): string[] {
+  if (!breakdown || breakdown.rows === 0) return [];
+  const likely = breakdown.fields.some((f) => f.values.some((v) => v.meaning !== undefined));
+  return ['What came back:', breakdownText(breakdown), likely ? `(${LIKELY_NOTE})` : ''];
 }

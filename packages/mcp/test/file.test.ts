@@ -65,8 +65,19 @@ describe('quote and enrich_file', () => {
 
       const ran = await session.call('enrich_file', { operation: 'phone_lookup', path, token: plan.token });
       expect(ran.isError).toBeFalsy();
-      const summary = ran.structuredContent as { transactions: number; output: string };
+      const summary = ran.structuredContent as {
+        transactions: number;
+        output: string;
+        ok: number;
+        breakdown: { rows: number; fields: { column: string; values: { count: number }[] }[] };
+      };
       expect(summary.transactions).toBe(plan.transactions);
+      // What came back: every ok row has one Deliverable value, counted.
+      expect(summary.breakdown.rows).toBe(5);
+      const [deliverable] = summary.breakdown.fields;
+      expect(deliverable?.column).toBe('Deliverable');
+      expect(deliverable?.values.reduce((sum, v) => sum + v.count, 0)).toBe(summary.ok);
+      expect(text(ran)).toMatch(/What came back:\nrows: ok \d+/);
       expect(sandbox.sandbox.transactions(KEY) - before - 1).toBe(plan.transactions);
       const out = readFileSync(plan.out, 'utf8').trim().split('\n');
       expect(out).toHaveLength(6);
