@@ -1,6 +1,7 @@
 // The `enrich` command line (commands/program.ts defines it): runs it on `argv` and returns the exit
-// code. Everything printed is stripped of control characters and escape sequences and passes
+// code; every error becomes its exit code here, and only here. Everything printed is stripped of control characters and escape sequences and passes
 // through the key scrubber (scrub-io.ts).
+import { BulkError, OutputInTheWay } from '@enrich/bulk';
 import { API_KEY_ENV } from '@enrich/core';
 import { CommanderError } from 'commander';
 import type { BulkIo } from './commands/bulk.js';
@@ -47,6 +48,14 @@ export async function main(argv: readonly string[], given: Io = processIo()): Pr
     if (error instanceof CommandError) {
       io.stderr.write(`enrich: ${error.message}\n`);
       return error.exitCode;
+    }
+    // What stops the engine before anything is sent (a file, a lock, a mapping) is the user's to
+    // mend: a usage error.
+    if (error instanceof BulkError) {
+      const advice =
+        error instanceof OutputInTheWay ? ' Add --force to replace it, or name another file with --out.' : '';
+      io.stderr.write(`enrich: ${error.message}${advice}\n`);
+      return EXIT.usage;
     }
     io.stderr.write(`enrich: unexpected error: ${error instanceof Error ? error.stack : String(error)}\n`);
     return EXIT.internal;

@@ -1,8 +1,6 @@
 // The closing summary of a bulk run or a dry run, for people (JSON is the summary object itself).
-import { type CsvLayout, type FileKind, outputHasBom } from '@enrich/bulk';
+import { type BulkPlan, type BulkSummary, type CsvLayout, type FileKind, outputHasBom } from '@enrich/bulk';
 import { type Breakdown, breakdownText, LIKELY_NOTE, paceReachedText, throttledText } from '@enrich/core';
-import type { BulkSummary } from './bulk.js';
-import type { DryRunSummary } from './dry-run.js';
 import { grouped, printable, twoColumns } from './terminal-text.js';
 
 export function bulkReport(title: string, s: BulkSummary): string {
@@ -112,7 +110,7 @@ export function bulkNotes(s: BulkSummary, cachePath: string): string {
   return notes.join('\n');
 }
 
-export function dryRunReport(title: string, s: DryRunSummary, budget: number | undefined): string {
+export function dryRunReport(title: string, s: BulkPlan, budget: number | undefined): string {
   const rows: [string, string][] = [
     ['rows', grouped(s.rows)],
     ['invalid rows', s.blank > 0 ? `${grouped(s.invalid)} (${grouped(s.blank)} blank)` : grouped(s.invalid)],

@@ -4,10 +4,9 @@
 // hostile-scenarios.ts.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isDocumented } from '@enrich/bulk';
+import { isDocumented, parseLine } from '@enrich/bulk';
 import { getOperation } from '@enrich/core';
 import { DEMO_KEY, type SandboxServer } from '@enrich/sandbox';
-import { parseLine } from '../src/answer-store.js';
 import { CACHE_FILE } from '../src/main.js';
 import {
   phone,

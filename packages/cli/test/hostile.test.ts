@@ -8,9 +8,9 @@
 import { readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
+import { parseLine } from '@enrich/bulk';
 import { DEMO_KEY } from '@enrich/sandbox';
 import { describe, expect, it } from 'vitest';
-import { parseLine } from '../src/answer-store.js';
 import { connect } from '../src/connection.js';
 import { CACHE_FILE } from '../src/main.js';
 import { runCli, sandboxEnv, startServer, tempDir } from './helpers.js';

@@ -1,7 +1,7 @@
 // Shared by the process tests: one sandbox per test file (sandbox-per-file.ts), and the answer
 // journal read back as request keys.
 import { existsSync, readFileSync } from 'node:fs';
-import { parseLine } from '../src/answer-store.js';
+import { parseLine } from '@enrich/bulk';
 
 export { env, server, useSandbox } from './sandbox-per-file.js';
 

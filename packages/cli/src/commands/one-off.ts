@@ -1,7 +1,7 @@
 // `enrich <operation> --Phone 5550102030`: one call, its record as a table (or JSON). With --cache,
 // an answer already in the answer cache is printed without a call, and a new paid one is kept.
 import { resolve } from 'node:path';
-import { isDocumented, isUnreadable } from '@enrich/bulk';
+import { AnswerStore, type AnswerStoreOptions, isDocumented, isUnreadable } from '@enrich/bulk';
 import {
   type CleanInput,
   callOperation,
@@ -18,7 +18,6 @@ import {
   validate,
 } from '@enrich/core';
 import { createFetchTransport } from '@enrich/core/fetch-transport';
-import { AnswerStore, type AnswerStoreOptions } from '../answer-store.js';
 import { type ConnectIo, type ConnectionFlags, cacheNamespaces, connect, endpoints } from '../connection.js';
 import { EXIT, type ExitCode, exitCodeFor } from '../exit-codes.js';
 import type { Scrub } from '../scrub-io.js';

@@ -1,0 +1,30 @@
+// A bulk run with the terminal's progress reporter: the engine (@enrich/bulk) does the work; this
+// turns the reporter into the engine's progress callback.
+import { type BulkOptions, type BulkProgress, type BulkSummary, runBulk } from '@enrich/bulk';
+import type { ProgressReporter } from './progress.js';
+
+export interface CliBulkOptions extends BulkOptions {
+  readonly progress?: ProgressReporter | undefined;
+  readonly signal?: AbortSignal;
+  /** Told of each paid transaction (the spend ledger's recorder). */
+  readonly onPaid?: (count: number) => void;
+}
+
+export async function runWithProgress(options: CliBulkOptions): Promise<BulkSummary> {
+  const { progress, signal, onPaid, ...engine } = options;
+  let latest: BulkProgress | undefined;
+  const onProgress = (p: BulkProgress) => {
+    // The reporter reads the latest figures on its own timer; it starts with the first ones.
+    if (!latest) progress?.start(p.totalBytes, () => latest ?? p);
+    latest = p;
+  };
+  try {
+    return await runBulk(engine, {
+      ...(signal ? { signal } : {}),
+      ...(progress ? { onProgress } : {}),
+      ...(onPaid ? { onPaid } : {}),
+    });
+  } finally {
+    progress?.stop();
+  }
+}
