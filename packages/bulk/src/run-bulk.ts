@@ -254,7 +254,7 @@ class BulkRun {
 
   /** A request's answer (or the reason it has none): its rows can be written and counted. */
   private answer(key: string, slot: Pending<RowResult>, sent: SendResult): void {
-    if (sent.sent && sent.billable && !sent.kept) {
+    if (sent.sent && sent.paid && !sent.kept) {
       this.journalBroken = true;
       this.stopReading();
       return;

@@ -49,8 +49,8 @@ export type SendResult =
   | {
       readonly sent: true;
       readonly outcome: Outcome;
-      readonly billable: boolean;
-      /** A billable answer: whether keep() made it durable. */
+      readonly paid: boolean;
+      /** A paid answer: whether keep() made it durable. */
       readonly kept: boolean;
     }
   | { readonly sent: false; readonly reason: string; readonly mayHaveBeenPaid?: boolean };
@@ -113,7 +113,7 @@ interface WireState {
 interface Keeping {
   readonly sent: true;
   readonly outcome: Outcome;
-  readonly billable: boolean;
+  readonly paid: boolean;
   readonly keeping: Promise<boolean>;
 }
 
@@ -121,7 +121,7 @@ class NotSent extends Error {}
 class Abandoned extends Error {}
 
 export class Sender {
-  /** Billable answers received: the transactions this run spent. */
+  /** Paid answers received: the transactions this run spent. */
   spent = 0;
   /** Requests given to the service (each possibly tried several times). */
   started = 0;
@@ -262,7 +262,7 @@ export class Sender {
   }
 
   /**
-   * Sends one request. `keep` journals a billable answer: it is called before the request's slot is
+   * Sends one request. `keep` journals a paid answer: it is called before the request's slot is
    * freed, and writes the line at once (so a journal that cannot be written stops the run before
    * another request can start); waiting for the line to be durable (fdatasync) does not hold the
    * slot. (It did: a connection idle for the length of a sync cost about a third of the throughput.)
@@ -271,11 +271,11 @@ export class Sender {
     const done = await this.limit(() => this.attempt(input, keep));
     if (!('keeping' in done)) return done;
     const kept = await done.keeping;
-    if (done.billable && !kept) {
+    if (done.paid && !kept) {
       const veto = this.options.mayNotSend?.();
       this.halt(veto ?? 'the answer could not be kept');
     }
-    return { sent: true, outcome: done.outcome, billable: done.billable, kept };
+    return { sent: true, outcome: done.outcome, paid: done.paid, kept };
   }
 
   /** Stops sending (Ctrl-C): queued requests come back "not sent", retries and waits end at once. */
@@ -311,7 +311,7 @@ export class Sender {
       return { sent: false, reason: this.stopMessage };
     }
     const built = buildRequest(op, input, this.options.settings);
-    if (!built.ok) return { sent: true, outcome: configError(built.message), billable: false, kept: false };
+    if (!built.ok) return { sent: true, outcome: configError(built.message), paid: false, kept: false };
     this.inFlight++;
     const state: WireState = { abandoned: false, wireAttempts: 0, firstSentAt: 0 };
     let report: Awaited<ReturnType<typeof sendWithRetry>>;
@@ -344,19 +344,19 @@ export class Sender {
     if (outcome !== report.outcome) this.unanswered++;
     // Core stopped retrying because the service asked for a longer wait than the cap.
     if (report.waitTooLong) this.pauseFor(report.waitTooLong.retryAfterMs);
-    const billable = isPaid(outcome);
-    if (billable) {
+    const paid = isPaid(outcome);
+    if (paid) {
       this.spent++;
       this.options.onPaid?.(1);
     }
-    this.learn(outcome, billable, state.firstSentAt);
-    const keeping = billable && keep ? keep(outcome) : Promise.resolve(billable);
-    return { sent: true, outcome, billable, keeping };
+    this.learn(outcome, paid, state.firstSentAt);
+    const keeping = paid && keep ? keep(outcome) : Promise.resolve(paid);
+    return { sent: true, outcome, paid, keeping };
   }
 
   // What one answer says about the requests still to send.
-  private learn(outcome: Outcome, billable: boolean, firstSentAt: number): void {
-    if (billable) {
+  private learn(outcome: Outcome, paid: boolean, firstSentAt: number): void {
+    if (paid) {
       this.lastAnswerAt = this.options.now();
       this.failuresInARow = 0;
       return;

@@ -28,7 +28,7 @@ export interface BulkSummary {
   distinct: number;
   /** Of those, answered from the cache of an earlier run. */
   fromCache: number;
-  /** Transactions this run spent (billable answers). */
+  /** Transactions this run spent (paid answers). */
   transactions: number;
   ok: number;
   /** Of the ok rows, those whose answer differed from the API description. */

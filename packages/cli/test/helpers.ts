@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { BILLABLE_STATUSES } from '@enrich/core';
+import { PAID_STATUSES } from '@enrich/core';
 import { DEMO_KEY, type SandboxServer, type ServerOptions, startSandboxServer } from '@enrich/sandbox';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
@@ -139,7 +139,7 @@ export function recordBilling(server: SandboxServer): Billed {
     const response = handle(request);
     if (!admin) {
       billed.seen.push(request.body);
-      if (BILLABLE_STATUSES.includes(response.status)) {
+      if (PAID_STATUSES.includes(response.status)) {
         billed.bodies.push(request.body);
         billed.onBilled?.(billed.bodies.length, request.body);
       }

@@ -1,17 +1,11 @@
 // Which outcomes cost a transaction, read from the status table (vocabulary/status-codes.ts),
 // where the reasons are given: a 200 (readable or not), a 204 and a 440 are paid.
 import type { Outcome } from './response.js';
-import { BILLABLE_STATUSES } from './vocabulary/status-codes.js';
+import { PAID_STATUSES } from './vocabulary/status-codes.js';
 
 /** Whether the outcome cost a transaction: record, no-match, unreadable, and 440 errors. */
 export function isPaid(outcome: Outcome): boolean {
   const status = outcome.kind === 'error' ? outcome.error.status : outcome.status;
   // An error with status 200 is a bad-response stored by an earlier version: paid as well.
-  return status !== undefined && BILLABLE_STATUSES.includes(status);
+  return status !== undefined && PAID_STATUSES.includes(status);
 }
-
-/**
- * The earlier name of isPaid: the Sheets add-on still calls it.
- * @alias
- */
-export const isBillable: (outcome: Outcome) => boolean = isPaid;

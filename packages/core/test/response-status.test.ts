@@ -2,12 +2,11 @@
 // Retry-After, network failures, and which outcomes are billed.
 import { describe, expect, it } from 'vitest';
 import {
-  BILLABLE_STATUSES,
   type CallError,
-  isBillable,
   isPaid,
   networkError,
   type Outcome,
+  PAID_STATUSES,
   parseHttpDate,
   parseRetryAfter,
   readResponse,
@@ -153,15 +152,14 @@ describe('billing', () => {
     expect(isPaid(networkError('https://x.test', 'down'))).toBe(false);
   });
 
-  it('derives the billable statuses and isPaid from one table', () => {
-    expect([...BILLABLE_STATUSES].sort()).toEqual([200, 204, 440]);
-    for (const status of BILLABLE_STATUSES)
+  it('derives the paid statuses and isPaid from one table', () => {
+    expect([...PAID_STATUSES].sort()).toEqual([200, 204, 440]);
+    for (const status of PAID_STATUSES)
       expect(isPaid({ kind: 'error', error: { code: 'too-many-results', message: '', status } })).toBe(true);
   });
 
-  it('still counts a bad-response stored by an earlier version, and keeps isBillable as its old name', () => {
+  it('still counts a bad-response stored by an earlier version', () => {
     const stored: Outcome = { kind: 'error', error: { code: 'bad-response', message: 'x', status: 200 } };
     expect(isPaid(stored)).toBe(true);
-    expect(isBillable).toBe(isPaid);
   });
 });

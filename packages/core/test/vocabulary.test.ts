@@ -1,7 +1,6 @@
 // The shared vocabulary: each table gives what the clients print, store and decide from.
 import { describe, expect, it } from 'vitest';
 import {
-  BILLABLE_STATUSES,
   EXIT_CODES,
   FIELD_KINDS,
   getOperation,
@@ -9,6 +8,7 @@ import {
   looksLikeFormula,
   neutraliseFormula,
   notAsDocumented,
+  PAID_STATUSES,
   PERMITTED_USE,
   ROW_OUTCOMES,
   readResponse,
@@ -70,8 +70,8 @@ describe('row outcomes', () => {
   });
 
   it('marks the outcomes that cost a transaction', () => {
-    const billable = Object.entries(ROW_OUTCOMES).flatMap(([kind, o]) => (o.billable ? [kind] : []));
-    expect(billable).toEqual(['ok', 'no-match', 'unreadable']);
+    const paid = Object.entries(ROW_OUTCOMES).flatMap(([kind, o]) => (o.paid ? [kind] : []));
+    expect(paid).toEqual(['ok', 'no-match', 'unreadable']);
   });
 });
 
@@ -113,8 +113,8 @@ describe('field kinds', () => {
 describe('status codes', () => {
   it('classes every documented status once, and unlisted ones by range', () => {
     expect(Object.keys(STATUS_TABLE)).toEqual(['200', '204', '400', '401', '429', '440', '500']);
-    expect(BILLABLE_STATUSES).toEqual([200, 204, 440]);
-    expect(statusInfo(401)).toMatchObject({ code: 'unauthorized', billable: false, retryable: false });
+    expect(PAID_STATUSES).toEqual([200, 204, 440]);
+    expect(statusInfo(401)).toMatchObject({ code: 'unauthorized', paid: false, retryable: false });
     expect(statusInfo(503)).toMatchObject({ code: 'server', retryable: true });
     expect(statusInfo(503).message).toContain('(503)');
     expect(statusInfo(307)).toMatchObject({ code: 'redirect', retryable: false });

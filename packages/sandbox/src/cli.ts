@@ -12,7 +12,7 @@ Options (environment variable in brackets):
   --host H              address to listen on (SANDBOX_HOST; default 127.0.0.1)
   --https               serve HTTPS with a generated self-signed certificate (SANDBOX_HTTPS=1)
   --keys K1,K2          accepted API keys (SANDBOX_KEYS; default ${DEMO_KEY})
-  --allowance N         billable transactions per key per window before 429 (SANDBOX_ALLOWANCE; default none)
+  --allowance N         paid transactions per key per window before 429 (SANDBOX_ALLOWANCE; default none)
   --allowance-window S  seconds until a key's allowance resets (SANDBOX_ALLOWANCE_WINDOW; default never)
   --latency MS          added to every answer; with --latency-p99, the median service time
                         (SANDBOX_LATENCY_MS; default 0)

@@ -12,7 +12,7 @@
 // does not take are a 400.
 // Error bodies: the API does not show their shape; the sandbox answers
 // {"status": <code>, "error": "<message>"} as JSON.
-// Billing: 200, 204 and 440 count as transactions (core's BILLABLE_STATUSES).
+// Billing: 200, 204 and 440 count as transactions (core's PAID_STATUSES).
 // Misbehaviour on request (misbehave.ts): the modes in front of the service answer before the key
 // is checked; the others change a 200 record, which is billed as any 200.
 // Load (all from now(), never with timers, so a virtual clock drives it): answers that reach the
@@ -66,7 +66,7 @@ export interface SandboxKnobs {
   capacity: number;
   /** Share of otherwise good requests answered 500, drawn from a seeded sequence. */
   faultRate: number;
-  /** Billable transactions per key per window; Infinity for none. */
+  /** Paid transactions per key per window; Infinity for none. */
   allowance: number;
   /** The allowance resets this long after a window's first request; Infinity for never. */
   allowanceWindowMs: number;

@@ -12,19 +12,19 @@ export interface RowOutcome {
   /** How a detail follows the word: `ok (2 fields not as documented)`, `error: <why>`. */
   readonly detail: 'in-brackets' | 'after-colon';
   /** Whether a row with this outcome cost a transaction. */
-  readonly billable: boolean;
+  readonly paid: boolean;
 }
 
 export const ROW_OUTCOMES: Readonly<Record<RowOutcomeKind, RowOutcome>> = {
-  ok: { word: 'ok', detail: 'in-brackets', billable: true },
+  ok: { word: 'ok', detail: 'in-brackets', paid: true },
   // 204, and 440 (too many matches): the search ran.
-  'no-match': { word: 'no match', detail: 'after-colon', billable: true },
-  invalid: { word: 'invalid', detail: 'after-colon', billable: false },
+  'no-match': { word: 'no match', detail: 'after-colon', paid: true },
+  invalid: { word: 'invalid', detail: 'after-colon', paid: false },
   // A blank row is written as an invalid one (its detail says "blank row"); counted apart.
-  blank: { word: 'invalid', detail: 'after-colon', billable: false },
-  error: { word: 'error', detail: 'after-colon', billable: false },
+  blank: { word: 'invalid', detail: 'after-colon', paid: false },
+  error: { word: 'error', detail: 'after-colon', paid: false },
   // A 200 whose body could not be read: paid for all the same.
-  unreadable: { word: 'paid, unreadable', detail: 'after-colon', billable: true },
+  unreadable: { word: 'paid, unreadable', detail: 'after-colon', paid: true },
 };
 
 /** The status text of a row: `ok`, `no match`, `invalid: <why>`, `paid, unreadable: <why>`... */
