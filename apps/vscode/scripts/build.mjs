@@ -1,9 +1,10 @@
 // Bundles the extension and everything it uses (core included) into dist/extension.js; only the
 // `vscode` module, which VS Code provides, stays outside. The sandbox that "Try Without a Key"
-// starts is a second bundle, dist/sandbox.js, and Enrich CSV (the bulk engine) a third, dist/csv.js:
-// each is loaded only when the user asks for it, so activation parses neither. exceljs, which the
-// engine loads only to read or write an Excel workbook, is a fourth, dist/excel.js (about 1 MB):
-// a CSV run never parses it. `--production` minifies (the .vsix).
+// starts is a second bundle, dist/sandbox.js (from src/trial/sandbox-bundle.ts), and Enrich File
+// (the bulk engine, from src/file-run/flow.ts) a third, dist/csv.js: each is loaded only when the
+// user asks for it, so activation parses neither. exceljs, which the engine loads only to read or
+// write an Excel workbook, is a fourth, dist/excel.js (about 1 MB): a CSV run never parses it.
+// `--production` minifies (the .vsix).
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 import { modernBuffer } from '../../../scripts/node-bundle.mjs';
@@ -24,13 +25,16 @@ const common = {
 };
 
 // `import('@enrich/sandbox')` in the extension becomes `require('./sandbox.js')` at run time, and
-// `import('./csv-flow')` (Enrich CSV: the bulk engine and its CSV libraries) `require('./csv.js')`.
+// `import('./flow')` in src/file-run/command.ts (Enrich File: the bulk engine and its libraries)
+// `require('./csv.js')`.
 const lazyOutside = {
   name: 'lazy-outside',
   setup(b) {
     b.onResolve({ filter: /^@enrich\/sandbox$/ }, () => ({ path: './sandbox.js', external: true }));
-    b.onResolve({ filter: /^\.\/csv-flow$/ }, (args) =>
-      args.kind === 'dynamic-import' ? { path: './csv.js', external: true } : undefined,
+    b.onResolve({ filter: /^\.\/flow$/ }, (args) =>
+      args.kind === 'dynamic-import' && /[\\/]file-run$/.test(args.resolveDir)
+        ? { path: './csv.js', external: true }
+        : undefined,
     );
   },
 };
@@ -70,9 +74,9 @@ const bundles = [
     // import() becomes require() inside a promise: the extension host loads CommonJS.
     supported: { 'dynamic-import': false },
   },
-  { entryPoints: ['src/sandbox-bundle.ts'], outfile: 'dist/sandbox.js', plugins: [noHttps] },
+  { entryPoints: ['src/trial/sandbox-bundle.ts'], outfile: 'dist/sandbox.js', plugins: [noHttps] },
   {
-    entryPoints: ['src/csv-flow.ts'],
+    entryPoints: ['src/file-run/flow.ts'],
     outfile: 'dist/csv.js',
     external: ['vscode'],
     plugins: [excelOutside],

@@ -12,23 +12,18 @@ import {
 } from '@enrich/core';
 import { DEMO_KEY } from '@enrich/sandbox/demo-key';
 import * as vscode from 'vscode';
-import { reportCall, sendCall } from './calls';
-import { enrichCsv } from './csv-command';
-import type { Ctx } from './ctx';
+import { reportCall, showResult } from './call/report';
+import { askReuse, earlierAnswer } from './call/reuse';
+import { sendCall } from './call/send';
+import type { CommandFactory, Ctx } from './ctx';
+import { enrichCsv } from './file-run/command';
 import { type HistoryEntry, operationOf } from './history';
-import { askInput } from './input-flow';
-import { clearApiKey, setApiKey } from './key-commands';
+import { askInput } from './input/flow';
+import { prefillFor, selectedText } from './input/selection';
+import { clearApiKey, setApiKey } from './key/commands';
 import { COMMAND, HISTORY_VIEW, operationCommandId } from './manifest';
-import { showResult } from './result-view';
-import { askReuse, earlierAnswer } from './reuse';
-import { prefillFor, selectedText } from './selection';
-import { showSpend } from './spend-document';
-import { tryWithoutKey, useRealService } from './trial-commands';
-
-// VS Code passes a command whatever its caller gives: tree elements, ids, inputs.
-// biome-ignore lint/suspicious/noExplicitAny: vscode.commands.registerCommand types its callback `(...args: any[]) => any`; each factory narrows its own arguments.
-export type Handler = (...args: any[]) => unknown;
-export type CommandFactory = (ctx: Ctx) => Handler;
+import { SPEND_URI } from './spend/document';
+import { tryWithoutKey, useRealService } from './trial/commands';
 
 /** Where `pnpm sandbox` listens unless told otherwise. */
 export const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:8787';
@@ -135,6 +130,11 @@ export function sandboxUrlProblem(text: string): string | undefined {
 
 const showHistory: CommandFactory = () => async () => {
   await vscode.commands.executeCommand(`${HISTORY_VIEW}.focus`);
+};
+
+const showSpend: CommandFactory = () => async () => {
+  const document = await vscode.workspace.openTextDocument(SPEND_URI);
+  await vscode.window.showTextDocument(document, { preview: false });
 };
 
 const copyLastRequestAsCurl: CommandFactory = (ctx) => async () => {

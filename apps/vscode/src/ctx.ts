@@ -1,17 +1,26 @@
 // What every command and view shares: settings, the key store, history, result documents, the spend
-// ledger, the log and the status bar, created once on activation and disposed with the extension.
+// ledger, the log and the status bar, created once on activation and disposed with the extension;
+// and the type of a command (CommandFactory), as rust-analyzer's editors/code keeps its Cmd beside
+// its Ctx. Features import this file; this file imports none of them (only the parts the context
+// holds), so that no import cycle runs through it.
 import { createScrubber } from '@enrich/core';
 import * as vscode from 'vscode';
 import { Config } from './config';
 import { History } from './history';
-import { ApiKeyStore } from './key-store';
+import { ApiKeyStore } from './key/store';
 import { Log } from './log';
-import { ResultView } from './result-view';
-import { RESULT_SCHEME, ResultDocuments } from './results';
-import { SPEND_SCHEME, SpendDocument } from './spend-document';
-import { SpendLedger } from './spend-ledger';
+import { RESULT_SCHEME, ResultDocuments } from './result/json-document';
+import { ResultView } from './result/view';
+import { SPEND_SCHEME, SpendDocument } from './spend/document';
+import { SpendLedger } from './spend/ledger';
 import { type KeyState, StatusBar } from './status-bar';
-import { DEMO_KEY, Trial } from './trial';
+import { DEMO_KEY, Trial } from './trial/sandbox';
+
+// VS Code passes a command whatever its caller gives: tree elements, ids, inputs.
+// biome-ignore lint/suspicious/noExplicitAny: vscode.commands.registerCommand types its callback `(...args: any[]) => any`; each factory narrows its own arguments.
+export type Handler = (...args: any[]) => unknown;
+/** A command of the table (commands.ts): given the shared context, the handler VS Code calls. */
+export type CommandFactory = (ctx: Ctx) => Handler;
 
 export class Ctx {
   readonly config = new Config();
@@ -34,7 +43,7 @@ export class Ctx {
     this.history = new History(extension.globalState, () => this.config.historySize, scrub);
     this.results = new ResultDocuments(this.history, scrub);
     this.status = new StatusBar(this.config);
-    this.resultView = new ResultView(this);
+    this.resultView = new ResultView(this.results, scrub);
     this.spend = new SpendLedger(extension.globalStorageUri, this.log);
     const spendDocument = new SpendDocument(this.spend);
     this.subscribe(

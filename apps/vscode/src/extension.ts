@@ -1,13 +1,13 @@
 // Entry point. Activation happens only when one of the extension's commands, views or chat tools is
 // used (VS Code derives those activation events from the manifest's contributions).
 import * as vscode from 'vscode';
-import { registerChatTools } from './chat-tools';
+import { registerChatTools } from './chat/tools';
 import { createCommands } from './commands';
 import { Ctx } from './ctx';
 import { HISTORY_VIEW, OPERATIONS_VIEW, SPEND_VIEW } from './manifest';
-import { HistoryTree } from './tree-history';
-import { OperationsTree } from './tree-operations';
-import { SpendTree } from './tree-spend';
+import { HistoryTree } from './tree/history';
+import { OperationsTree } from './tree/operations';
+import { SpendTree } from './tree/spend';
 
 let active: Ctx | undefined;
 

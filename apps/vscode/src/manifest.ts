@@ -10,7 +10,7 @@ import {
   operationSummary,
   PERMITTED_USE,
 } from '@enrich/core';
-import { ENRICHABLE_FILE } from './file-kinds';
+import { ENRICHABLE_FILE } from './file-run/kinds';
 import { CONFIG_SECTION, SETTINGS, type SettingName, settingId } from './settings-schema';
 
 export const CATEGORY = 'Enrichment';

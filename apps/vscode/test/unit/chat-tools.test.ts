@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { getOperation, OPERATIONS, operationInputSchema, PERMITTED_USE } from '@enrich/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type * as vscode from 'vscode';
-import { FREE_FROM_HISTORY, type OperationTool, SPENDS } from '../../src/chat-tools';
+import { FREE_FROM_HISTORY, type OperationTool, SPENDS } from '../../src/chat/tools';
 import { deactivate } from '../../src/extension';
 import { HISTORY_STATE_KEY, type HistoryEntry } from '../../src/history';
 import { CHAT_TOOL_TAG, COMMAND, chatToolName, chatToolReference } from '../../src/manifest';

@@ -8,7 +8,7 @@ import type { BulkSummary } from '@enrich/bulk';
 import { PACE_CHANGES } from '@enrich/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Config } from '../../src/config';
-import { UNFINISHED_KEY } from '../../src/csv-flow';
+import { UNFINISHED_KEY } from '../../src/file-run/flow';
 import { COMMAND } from '../../src/manifest';
 import { commands, reply, setSetting, Uri, ui } from '../vscode-stub';
 import { activateWithSandbox, type Harness, TEST_KEY } from './harness';

@@ -5,7 +5,7 @@ import { type CleanInput, type Operation, type OutputRecord, readResponse, valid
 import { createSandbox, type SandboxServer, type ServerOptions, startSandboxServer } from '@enrich/sandbox';
 import type * as vscode from 'vscode';
 import { activate } from '../../src/extension';
-import { choicesOf, fieldSteps, groupLabel } from '../../src/input-plan';
+import { choicesOf, fieldSteps, groupLabel } from '../../src/input/plan';
 import { createExtensionContext, type Reply, resetStub, setSetting, ui } from '../vscode-stub';
 
 /** Distinctive, so that a search of any stored text for it cannot match by accident. */

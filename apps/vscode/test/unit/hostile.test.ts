@@ -2,7 +2,8 @@
 // misbehave modes over real HTTP on 127.0.0.1, with the vscode stand-in playing the user.
 import { createScrubber, getOperation, KEY_HIDDEN } from '@enrich/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ASK_AGAIN, statusText } from '../../src/calls';
+import { ASK_AGAIN } from '../../src/call/actions';
+import { statusText } from '../../src/call/status-text';
 import { HISTORY_RAW_MAX_CHARS, HISTORY_STATE_KEY, History, type HistoryEntry } from '../../src/history';
 import { COMMAND, operationCommandId } from '../../src/manifest';
 import { commands, MementoStub, reply, setSetting, ui } from '../vscode-stub';

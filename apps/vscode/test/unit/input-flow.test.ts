@@ -1,7 +1,7 @@
 import { getOperation, validateField } from '@enrich/core';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { askInput } from '../../src/input-flow';
-import { prefillFor } from '../../src/selection';
+import { askInput } from '../../src/input/flow';
+import { prefillFor } from '../../src/input/selection';
 import { reply, resetStub, ui } from '../vscode-stub';
 
 beforeEach(() => resetStub());

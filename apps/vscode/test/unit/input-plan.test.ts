@@ -1,6 +1,6 @@
 import { getOperation, OPERATIONS, type Operation, validate } from '@enrich/core';
 import { describe, expect, it } from 'vitest';
-import { choicesOf, fieldSteps, groupLabel } from '../../src/input-plan';
+import { choicesOf, fieldSteps, groupLabel } from '../../src/input/plan';
 
 const names = (op: Operation, picks: number[][]) =>
   fieldSteps(op, picks).map((s) => `${s.field.name}${s.required ? '' : '?'}`);

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type * as vscode from 'vscode';
 import { activate } from '../../src/extension';
-import { ApiKeyStore } from '../../src/key-store';
+import { ApiKeyStore } from '../../src/key/store';
 import { COMMAND } from '../../src/manifest';
 import {
   commands,

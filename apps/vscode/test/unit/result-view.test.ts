@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { HistoryEntry } from '../../src/history';
 import { esc } from '../../src/html';
 import { operationCommandId } from '../../src/manifest';
-import { CALL_AGAIN_LABEL } from '../../src/result-html';
-import { buildModel } from '../../src/result-model';
+import { CALL_AGAIN_LABEL } from '../../src/result/html';
+import { buildModel } from '../../src/result/model';
 import { commands, reply, ui, type WebviewPanelStub } from '../vscode-stub';
 import { activateWithSandbox, type Harness, TEST_KEY } from './harness';
 

@@ -4,9 +4,9 @@
 import { getOperation } from '@enrich/core';
 import { RESERVED, startSandboxServer } from '@enrich/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CALL_AGAIN, SHOW_EARLIER, timeAgo } from '../../src/call/reuse';
 import { HISTORY_STATE_KEY, type HistoryEntry } from '../../src/history';
 import { COMMAND, contributes, operationCommandId } from '../../src/manifest';
-import { CALL_AGAIN, SHOW_EARLIER, timeAgo } from '../../src/reuse';
 import { commands, reply, setSetting, ui } from '../vscode-stub';
 import {
   activateWithSandbox,

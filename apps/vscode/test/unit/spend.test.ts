@@ -10,14 +10,14 @@ import type { BulkSummary } from '@enrich/bulk';
 import { type LedgerEntry, ledgerLine, readLedger } from '@enrich/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type * as vscode from 'vscode';
+import { SHOW_EARLIER } from '../../src/call/reuse';
 import { activate, deactivate } from '../../src/extension';
 import type { HistoryEntry } from '../../src/history';
 import { COMMAND, operationCommandIdOf, SPEND_VIEW } from '../../src/manifest';
-import { SHOW_EARLIER } from '../../src/reuse';
-import { spendMarkdown } from '../../src/spend-document';
-import { LEDGER_FILE } from '../../src/spend-ledger';
-import { monthOf, spendByMonth } from '../../src/spend-model';
-import type { SpendNode, SpendTree } from '../../src/tree-spend';
+import { spendMarkdown } from '../../src/spend/document';
+import { LEDGER_FILE } from '../../src/spend/ledger';
+import { monthOf, spendByMonth } from '../../src/spend/model';
+import type { SpendNode, SpendTree } from '../../src/tree/spend';
 import {
   CancellationTokenSource,
   commands,

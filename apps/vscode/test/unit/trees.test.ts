@@ -9,8 +9,8 @@ import {
   OPERATIONS_VIEW,
   operationCommandId,
 } from '../../src/manifest';
-import type { HistoryTree } from '../../src/tree-history';
-import type { OperationNode, OperationsTree } from '../../src/tree-operations';
+import type { HistoryTree } from '../../src/tree/history';
+import type { OperationNode, OperationsTree } from '../../src/tree/operations';
 import { commands, reply, TreeItemCollapsibleState, ui } from '../vscode-stub';
 import { activateWithSandbox, type Harness } from './harness';
 

@@ -1,0 +1,102 @@
+// VS Code's own spend ledger: every paid transaction the extension makes (a palette or chat call,
+// a History re-run, an Enrich File run) appended as a line of core's ledger format to `ledger.jsonl`
+// in the extension's global storage, client "vscode". The file and the recorder are the bulk
+// engine's (ledger-file.ts), which the CLI and the MCP server use for theirs: the same lines, the
+// same safety when two windows append at once.
+//
+// A line holds no personal data: when, which operation, the service's origin, a run id (a call's
+// History id, or a run's random one) and, for a run, the input file's base name. What is paid is
+// core's isPaid, counted by the caller (call/send.ts) or the engine (its onPaid hook).
+//
+// The ledger is a record of spending, not the spending: a file that cannot be written is said once
+// in the log and a warning, and the call or run goes on.
+import { join } from 'node:path';
+import { type Bases, LedgerFile, SpendRecorder, spendOrigin } from '@enrich/bulk';
+import type { LedgerEntry, LedgerRead, Operation } from '@enrich/core';
+import * as vscode from 'vscode';
+import type { Log } from '../log';
+
+export const LEDGER_FILE = 'ledger.jsonl';
+
+/** Tells the views after each line, whoever appended it (a call here, or a run's recorder). */
+class WatchedLedger extends LedgerFile {
+  constructor(
+    path: string,
+    private readonly appended: () => void,
+  ) {
+    super(path);
+  }
+
+  override append(entry: LedgerEntry): void {
+    super.append(entry);
+    this.appended();
+  }
+}
+
+export class SpendLedger implements vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+  readonly file: LedgerFile;
+  private warned = false;
+
+  constructor(
+    storage: vscode.Uri,
+    private readonly log: Log,
+  ) {
+    this.file = new WatchedLedger(join(storage.fsPath, LEDGER_FILE), () => this.changed.fire());
+  }
+
+  /** One paid call: a line of its own, its run the History entry's id. */
+  recordCall(op: Operation, bases: Bases, entryId: string): void {
+    try {
+      this.file.append({
+        v: 1,
+        at: new Date().toISOString(),
+        operation: op.id,
+        origin: spendOrigin(op, bases),
+        client: 'vscode',
+        run: entryId,
+        count: 1,
+      });
+    } catch (error) {
+      this.failed(error);
+    }
+  }
+
+  /** Counts an Enrich File run's paid answers (the engine's onPaid), a line every 2 s and at close(). */
+  recorder(op: Operation, bases: Bases, inPath: string): SpendRecorder {
+    return new SpendRecorder({
+      ledger: this.file,
+      operation: op.id,
+      origin: spendOrigin(op, bases),
+      client: 'vscode',
+      // Only its base name is written.
+      file: inPath,
+      onError: (error) => this.failed(error),
+    });
+  }
+
+  /** What the ledger holds; a file that cannot be read reads as empty, and is said once. */
+  read(): LedgerRead {
+    try {
+      return this.file.read();
+    } catch (error) {
+      this.failed(error);
+      return { entries: [], skipped: 0 };
+    }
+  }
+
+  private failed(error: unknown): void {
+    const message = `Spend ledger ${this.file.path}: ${(error as Error).message}`;
+    this.log.warn(message);
+    if (this.warned) return;
+    this.warned = true;
+    void vscode.window.showWarningMessage(
+      `Enrichment could not use its spend ledger (${(error as Error).message}). Calls and runs go on; the Spend view may miss them.`,
+    );
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
