@@ -39,20 +39,25 @@ export class KnownResults {
 
   /**
    * The answer already known for a request (this run's, or the journal's); undefined when it must
-   * be asked (`pending`: whether it is being asked). `askingAgain` is called when a paid-unreadable
-   * answer is to be asked again (retryUnreadable).
+   * be asked (`pending`: the requests being asked). `askingAgain` is called when a paid-unreadable
+   * answer is to be asked again (retryUnreadable). Called for every row: nothing is allocated or
+   * looked up that a row answered from memory does not need.
    */
-  answerFor(key: string, pending: boolean, askingAgain: () => void): RowResult | undefined {
+  answerFor(
+    key: string,
+    pending: ReadonlyMap<string, unknown>,
+    askingAgain: () => void,
+  ): RowResult | undefined {
     const remembered = this.answers.get(key);
     if (remembered) return remembered;
     const stored = this.store.get(key);
     if (!stored) return undefined;
-    if (this.retryUnreadable && isUnreadable(stored) && !this.askedAgain.has(key) && !pending) {
+    if (this.retryUnreadable && isUnreadable(stored) && !this.askedAgain.has(key) && !pending.has(key)) {
       this.askedAgain.add(key);
       askingAgain();
       return undefined;
     }
-    if (this.askedAgain.has(key) && pending) return undefined;
+    if (this.askedAgain.has(key) && pending.has(key)) return undefined;
     return this.remember(key, resultOf(this.op, stored, this.columns));
   }
 

@@ -233,7 +233,7 @@ class BulkRun {
       this.summary.distinct++;
     }
     const { pending } = this.requests;
-    const known = this.known.answerFor(key, pending.has(key), () => this.summary.askedAgain++);
+    const known = this.known.answerFor(key, pending, this.countAskedAgain);
     if (known) {
       if (first) this.summary.fromCache++;
       this.breakdown.add(known);
@@ -251,6 +251,10 @@ class BulkRun {
     }
     return this.known.invalid(planned);
   }
+
+  private readonly countAskedAgain = (): void => {
+    this.summary.askedAgain++;
+  };
 
   /** A request's answer (or the reason it has none): its rows can be written and counted. */
   private answer(key: string, slot: Pending<RowResult>, sent: SendResult): void {
