@@ -66,7 +66,7 @@ describe('dist/Code.js', () => {
     // Every execution parses the whole bundle: its size is start-up time. 81 KB before core's pace
     // controller (about 7.7 KB minified), which the sidebar's rounds need; 91 KB before issue 24's
     // breakdown of a finished run (core's breakdown.ts and likely meanings, 3.8 KB) and the spend
-    // record (spend.ts and core's ledgerOrigin, 2 KB), 97.8 KB after. 100 KiB leaves room for little else.
+    // record (run/spend.ts and core's ledgerOrigin, 2 KB), 97.8 KB after. 100 KiB leaves room for little else.
     expect(Buffer.byteLength(code)).toBeLessThan(100 * 1024);
     for (const absent of [
       'setTimeout(',

@@ -1,5 +1,5 @@
 // Issue 24: what this user has spent in this spreadsheet this month, from the record the add-on
-// keeps in the user's properties (src/server/spend.ts). It grows by exactly the transactions the
+// keeps in the user's properties (src/server/run/spend.ts). It grows by exactly the transactions the
 // service counted for the sidebar's runs, by nothing for answers taken from the cache, costs no
 // property write more than the checkpoint already did, holds no personal data, and starts again
 // each UTC month. Formulas' spend is not in it (custom functions cannot set properties).

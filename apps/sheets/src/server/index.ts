@@ -3,26 +3,29 @@
 // `EnrichSheets.customFunction(NAME, arguments)`. The sidebar's calls are typed from this module
 // (sidebar/server.ts), so a name or an argument that does not match fails the typecheck.
 //
-// Every menu item and sidebar call may write the spreadsheet, unlike custom functions; so each first
-// keeps the answers formulas bought that are still only in the cache (keep.ts). It costs nothing.
-// Every one passes what it returns, and the message of what it throws, through the key scrubber.
+// Every menu item and sidebar call may write the spreadsheet, unlike custom functions; so each also
+// keeps, after its own work, the answers formulas bought that are still only in the cache
+// (answers/keep.ts). It costs nothing. Every one passes what it returns, and the message of what it
+// throws, through the key scrubber (key/scrub.ts).
 import { checkApiKey } from '@enrich/core/universal';
-import * as bulk from './bulk.js';
-import { customFunction as customFunctionOf } from './custom.js';
-import { keepingAnswers } from './keep.js';
-import { checkKey as checkKeyOf } from './key-check.js';
+import { keepingAnswers } from './answers/keep.js';
+import { customFunction as customFunctionOf } from './formulas/custom-function.js';
+import { checkKey as checkKeyOf } from './key/check.js';
+import { scrubbing } from './key/scrub.js';
 import * as menu from './menu.js';
-import { scrubbing } from './scrub.js';
+import * as chunk from './run/chunk.js';
+import * as plan from './run/plan.js';
+import * as start from './run/start.js';
 import * as sidebar from './sidebar-api.js';
 
 export { onEdit, onInstall, onOpen } from './menu.js';
 
 export const customFunction = scrubbing(customFunctionOf);
 
-export const planRun = scrubbing(keepingAnswers(bulk.planRun));
-export const startRun = scrubbing(keepingAnswers(bulk.startRun));
-export const runChunk = scrubbing(keepingAnswers(bulk.runChunk));
-export const discardRun = scrubbing(keepingAnswers(bulk.discardRun));
+export const planRun = scrubbing(keepingAnswers(plan.planRun));
+export const startRun = scrubbing(keepingAnswers(start.startRun));
+export const runChunk = scrubbing(keepingAnswers(chunk.runChunk));
+export const discardRun = scrubbing(keepingAnswers(start.discardRun));
 export const freezeResults = scrubbing(keepingAnswers(menu.freezeResults));
 export const showHelp = scrubbing(keepingAnswers(menu.showHelp));
 export const showSetKey = scrubbing(keepingAnswers(menu.showSetKey));

@@ -2,10 +2,10 @@
 // authorised in a document), so it only builds the menu: no properties, no cache, no fetch.
 import { PERMITTED_USE } from '@enrich/core/universal';
 import { FUNCTIONS } from '../spec.js';
-import { freezeSelection } from './freeze.js';
-import { keepCachedAnswers } from './keep.js';
+import { keepCachedAnswers } from './answers/keep.js';
+import { freezeSelection } from './formulas/freeze.js';
+import { logText } from './key/scrub.js';
 import { ADDON_NAME, MENU_PATH } from './messages.js';
-import { logText } from './scrub.js';
 
 export type SidebarView = 'run' | 'key' | 'settings';
 

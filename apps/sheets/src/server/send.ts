@@ -53,7 +53,7 @@ export interface SendReport {
   readonly retries: number;
 }
 
-interface Pending {
+interface Queued {
   readonly job: Job;
   attempts: number;
   firstAt: number;
@@ -66,7 +66,7 @@ export const MAX_PARALLEL = 40;
 export function sendAll(op: Operation, jobs: readonly Job[], options: SendOptions): SendReport {
   const policy = options.policy ?? DEFAULT_RETRY_POLICY;
   const outcomes = new Map<string, Outcome>();
-  let queue: Pending[] = jobs.map((job) => ({ job, attempts: 0, firstAt: 0, notBefore: 0 }));
+  let queue: Queued[] = jobs.map((job) => ({ job, attempts: 0, firstAt: 0, notBefore: 0 }));
   const { pace } = options;
   let spent = 0;
   let attempts = 0;
@@ -90,18 +90,18 @@ export function sendAll(op: Operation, jobs: readonly Job[], options: SendOption
     pace.sent(now, round.length);
     const responses = readFetched(round.map((p) => p.job.request));
     const finished: [string, Outcome][] = [];
-    const stopped = new Set<Pending>();
+    const stopped = new Set<Queued>();
     const after = Date.now();
     roundMs = after - now;
-    round.forEach((pending, i) => {
+    round.forEach((queued, i) => {
       const response = responses[i];
       const outcome =
         response === undefined || 'failure' in response
-          ? networkError(pending.job.request.url, response?.failure ?? 'no response')
+          ? networkError(queued.job.request.url, response?.failure ?? 'no response')
           : readResponse(op, response);
-      if (pending.attempts++ > 0) retries++;
+      if (queued.attempts++ > 0) retries++;
       attempts++;
-      if (pending.firstAt === 0) pending.firstAt = now;
+      if (queued.firstAt === 0) queued.firstAt = now;
       const status = response !== undefined && !('failure' in response) ? response.status : 0;
       if (status === 429) throttled++;
       const everyone = pace.ended(
@@ -113,25 +113,25 @@ export function sendAll(op: Operation, jobs: readonly Job[], options: SendOption
       // Only errors are retried: a paid answer, readable or not, is never bought again on its own.
       if (outcome.kind === 'error') {
         const decision = decideRetry(
-          pending.attempts,
-          after - pending.firstAt,
+          queued.attempts,
+          after - queued.firstAt,
           outcome.error,
           policy,
           Math.random,
         );
         if (decision.retry) {
-          lastErrors.set(pending.job.id, outcome);
-          pending.notBefore = after + decision.delayMs;
-          if (everyone) pauseUntil = Math.max(pauseUntil, pending.notBefore);
+          lastErrors.set(queued.job.id, outcome);
+          queued.notBefore = after + decision.delayMs;
+          if (everyone) pauseUntil = Math.max(pauseUntil, queued.notBefore);
           // A retry that could not start before the deadline leaves the request unfinished, for the
           // next call to take up, rather than reporting a failure that waiting would have cured.
-          if (pending.notBefore > options.deadline) stopped.add(pending);
+          if (queued.notBefore > options.deadline) stopped.add(queued);
           return;
         }
       }
       if (isPaid(outcome)) spent++;
-      outcomes.set(pending.job.id, outcome);
-      finished.push([pending.job.id, outcome]);
+      outcomes.set(queued.job.id, outcome);
+      finished.push([queued.job.id, outcome]);
     });
     queue = queue.filter((p) => !outcomes.has(p.job.id) && !stopped.has(p));
     if (finished.length > 0) options.onAnswers?.(finished);

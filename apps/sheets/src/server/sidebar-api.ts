@@ -2,14 +2,15 @@
 // settings. Everything returned crosses google.script.run, so it is plain data (no Date, no
 // undefined in arrays), and it never holds the API key.
 import { mapColumns, OPERATIONS, type OperationId, outputColumns } from '@enrich/core/universal';
-import { pendingRun, type RangeRef, type RunProgress } from './bulk.js';
-import { type FreezeReport, freezeSpreadsheet } from './freeze.js';
-import { answerDays, saveAnswerDays } from './freshness.js';
-import { countUnkept, keepCachedAnswers } from './keep.js';
-import { spreadsheetId } from './run-target.js';
-import { type PublicSettings, publicSettings, saveUserSettings, userSettings } from './settings.js';
-import { columnLetter, rangeA1 } from './sheets.js';
-import { readSpend, type SpendInfo, spendInfo } from './spend.js';
+import { answerDays, saveAnswerDays } from './answers/freshness.js';
+import { countUnkept, keepCachedAnswers } from './answers/keep.js';
+import { columnLetter, rangeA1 } from './cells/a1.js';
+import { type FreezeReport, freezeSpreadsheet } from './formulas/freeze.js';
+import { type PublicSettings, publicSettings, saveUserSettings, userSettings } from './key/settings.js';
+import { spreadsheetId } from './run/resolve.js';
+import { readSpend, type SpendInfo, spendInfo } from './run/spend.js';
+import { unfinishedRun } from './run/start.js';
+import type { RangeRef, RunProgress } from './run/types.js';
 
 export interface OperationInfo {
   readonly id: OperationId;
@@ -60,7 +61,7 @@ export function getSidebarState(): SidebarState {
       defaultColumns: [...op.defaultColumns],
     })),
     selection: describeSelection(),
-    run: pendingRun(),
+    run: unfinishedRun(),
     spend: spendInfo(readSpend(spreadsheetId())),
   };
 }
@@ -111,7 +112,7 @@ export function answersInfo(): AnswersInfo {
   return { unkept: countUnkept(), days: answerDays() };
 }
 
-/** "Keep them": moves the formula answers still only in the cache into the durable store; no transaction. */
+/** "Keep them": moves the formula answers still only in the cache into the hidden sheet; no transaction. */
 export function keepAnswers(): AnswersInfo & { readonly kept: number } {
   const report = keepCachedAnswers();
   if (report.skipped === 'busy') {

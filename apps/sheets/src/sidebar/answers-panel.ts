@@ -1,6 +1,6 @@
 // Formula answers: how many are still only in the 6-hour cache ("Keep them" moves them into the
-// spreadsheet's answer store, free), how long kept answers are reused, and Freeze results in the
-// whole spreadsheet.
+// spreadsheet's hidden sheet of answers, free), how long kept answers are reused, and Freeze results
+// in the whole spreadsheet.
 import type { AnswersInfo } from '../server/sidebar-api.js';
 import { $, errorText, number, plural, showMessage } from './dom.js';
 import { call } from './server.js';

@@ -7,7 +7,7 @@
 // mailbox exists"; the bars are aria-hidden (the numbers say it all). Every value came from the
 // service or the sheet, so everything is put in with textContent, never as markup.
 import { type OutcomeShare, percentText, valueNote } from '@enrich/core/universal';
-import type { RunBreakdown } from '../server/run-types.js';
+import type { RunBreakdown } from '../server/run/types.js';
 import { $, number, plural } from './dom.js';
 
 interface Bar {

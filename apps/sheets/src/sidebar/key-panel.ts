@@ -1,7 +1,7 @@
 // The key and settings panel. The key goes to the server once; only "set / ending in abcd" and the
 // free check's verdict per base come back. Saving a key runs the check at once (no transaction).
-import type { KeyCheckResult } from '../server/key-check.js';
-import type { PublicSettings } from '../server/settings.js';
+import type { KeyCheckResult } from '../server/key/check.js';
+import type { PublicSettings } from '../server/key/settings.js';
 import { $, errorText, showMessage } from './dom.js';
 import { call } from './server.js';
 

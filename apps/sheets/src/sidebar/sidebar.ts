@@ -2,7 +2,7 @@
 // "set / ending in abcd" comes back (key-panel.ts). The run is driven from here in chunks (one
 // google.script.run call each), so Stop takes effect between chunks and closing the sidebar loses
 // nothing: the server's checkpoint says where to resume.
-import type { RunPlan, RunProgress, RunRequest } from '../server/bulk.js';
+import type { RunPlan, RunProgress, RunRequest } from '../server/run/types.js';
 import type { OperationInfo, SelectionInfo } from '../server/sidebar-api.js';
 import { refreshAnswersNow, renderAnswers, wireAnswersPanel } from './answers-panel.js';
 import { renderBreakdown } from './breakdown-panel.js';

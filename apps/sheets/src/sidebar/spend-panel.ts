@@ -1,6 +1,6 @@
-// This user's spend in this spreadsheet this month (the server's spend record, spend.ts): a total,
-// and its parts by operation. Formulas' spend is not in it; the section says so beside the number.
-import type { SpendInfo } from '../server/spend.js';
+// This user's spend in this spreadsheet this month (the server's spend record, run/spend.ts): a
+// total, and its parts by operation. Formulas' spend is not in it; the section says so beside the number.
+import type { SpendInfo } from '../server/run/spend.js';
 import { $, number, plural } from './dom.js';
 
 /** "November 2026" for "2026-11", in UTC as the record counts months. */

@@ -34,7 +34,7 @@ export interface RunPlan {
   readonly empty: number;
   readonly invalid: number;
   readonly distinct: number;
-  /** Distinct requests whose answers are kept already (cache or durable store). */
+  /** Distinct requests whose answers are kept already (cache or hidden sheet). */
   readonly cached: number;
   /** Of those, answers that were paid for but could not be read: asked again only on request. */
   readonly unreadable: number;
@@ -65,7 +65,7 @@ export interface RunProgress {
   readonly spend: SpendInfo | null;
 }
 
-/** A run's breakdown as the sidebar shows it (run-breakdown.ts counts it). */
+/** A run's breakdown as the sidebar shows it (breakdown.ts counts it). */
 export interface RunBreakdown extends Breakdown {
   /** The operation's coded columns that were not among the output columns: no bars for them. */
   readonly notWritten: readonly string[];

@@ -1,12 +1,4 @@
-// Small helpers over SpreadsheetApp shared by the sidebar run and the menu.
-
-export function findSheet(sheetId: number): GoogleAppsScript.Spreadsheet.Sheet {
-  const sheet = SpreadsheetApp.getActiveSpreadsheet()
-    .getSheets()
-    .find((s) => s.getSheetId() === sheetId);
-  if (!sheet) throw new Error('The sheet of this run no longer exists');
-  return sheet;
-}
+// A1 notation, as the sidebar shows ranges and columns to the user.
 
 /** 1 → A, 27 → AA. */
 export function columnLetter(column: number): string {

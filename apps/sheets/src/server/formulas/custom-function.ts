@@ -1,6 +1,6 @@
 // The nine custom functions: =PHONELOOKUP(A2:A1001) and friends. One call answers a whole column
 // range: rows are planned with core (empty, invalid, distinct valid requests), answers already paid
-// for come from the document cache or the durable store, answers another formula is buying at this
+// for come from the document cache or the hidden sheet, answers another formula is buying at this
 // moment are waited for (fetch-once.ts), the rest are fetched in parallel fetchAll rounds, and one row
 // comes back per input row. Runs in AuthMode.CUSTOM_FUNCTION: read-only, 30 seconds, and the user
 // properties (so the key) are the spreadsheet owner's.
@@ -14,12 +14,12 @@ import {
   planRow,
   rowStatusText,
 } from '@enrich/core/universal';
-import { type ArgSpec, type FunctionSpec, findFunction } from '../spec.js';
+import { type ArgSpec, type FunctionSpec, findFunction } from '../../spec.js';
+import { pendingRequests } from '../answers/pending.js';
+import { type ChosenColumns, chooseWithExtras, extraValue, outcomeRow } from '../cells/outcome-row.js';
+import { asCoreSettings, readSettings } from '../key/settings.js';
+import { FORMULA_TIME_UP, OWNER_ALLOWANCE_USED, OWNER_HAS_NO_KEY, OWNER_KEY_REFUSED } from '../messages.js';
 import { fetchOnce } from './fetch-once.js';
-import { FORMULA_TIME_UP, OWNER_ALLOWANCE_USED, OWNER_HAS_NO_KEY, OWNER_KEY_REFUSED } from './messages.js';
-import { type ChosenColumns, chooseWithExtras, extraValue, outcomeRow } from './outcome-row.js';
-import { pendingRequests } from './pending.js';
-import { asCoreSettings, readSettings } from './settings.js';
 
 /** Custom functions get 30 s; no fetch round starts after this much of it. */
 const FORMULA_BUDGET_MS = 20_000;

@@ -2,9 +2,9 @@
 // row gets the answer; later rows asking the same copy that row's result from the sheet (written by
 // an earlier chunk), so the checkpoint needs no answers.
 import { type LeafValue, type Outcome, ROW_OUTCOMES, type RowOutcomeKind } from '@enrich/core/universal';
-import { fromCell } from './cells.js';
-import { outcomeRow } from './outcome-row.js';
-import type { PlannedRow, Resolved } from './run-target.js';
+import { outcomeRow } from '../cells/outcome-row.js';
+import { fromCell } from '../cells/values.js';
+import type { PlannedRow, ResolvedRun } from './resolve.js';
 
 /** A row to write, with what it came to (for the counts: a kind, not a status string to match). */
 export interface WrittenRow {
@@ -12,7 +12,7 @@ export interface WrittenRow {
   readonly cells: LeafValue[];
 }
 
-export function rowForOutcome(run: Resolved, outcome: Outcome): WrittenRow {
+export function rowForOutcome(run: ResolvedRun, outcome: Outcome): WrittenRow {
   const row = outcomeRow(run.op, outcome, run.columns);
   return { kind: row.kind, cells: [row.status, ...row.values] };
 }
@@ -29,8 +29,8 @@ export function blankRow(width: number): LeafValue[] {
 
 /**
  * What a row copied from the sheet came to, read from its status cell by core's words: the row it
- * copies was written by an earlier chunk, and the sheet is the only record of it. Rows written
- * before the words were shared (`Error: ...`) still read as errors.
+ * copies was written by an earlier chunk, and the sheet is the only record of it. Any other
+ * status (`Error: ...`, as an earlier version wrote it) reads as an error.
  */
 export function kindOfStatus(status: string): RowOutcomeKind {
   const kinds: RowOutcomeKind[] = ['unreadable', 'no-match', 'ok', 'invalid'];
@@ -43,7 +43,7 @@ export function kindOfStatus(status: string): RowOutcomeKind {
 
 /** Results already in the sheet for the first rows of requests that repeat in [start, stop). */
 export function copySources(
-  run: Resolved,
+  run: ResolvedRun,
   plans: readonly PlannedRow[],
   firstRow: ReadonlyMap<string, number>,
   start: number,

@@ -1,12 +1,12 @@
 // Where a run stands, as the sidebar shows it.
 import type { Checkpoint } from './checkpoint.js';
-import { inputA1, type Resolved, targetA1 } from './run-target.js';
-import type { RunBreakdown, RunProgress } from './run-types.js';
+import { inputA1, type ResolvedRun, targetA1 } from './resolve.js';
 import type { SpendInfo } from './spend.js';
+import type { RunBreakdown, RunProgress } from './types.js';
 
 export function progressOf(
   checkpoint: Checkpoint,
-  run: Resolved,
+  run: ResolvedRun,
   finished = false,
   more: { readonly breakdown?: RunBreakdown; readonly spend?: SpendInfo } = {},
 ): RunProgress {

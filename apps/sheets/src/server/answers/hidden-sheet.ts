@@ -1,8 +1,9 @@
-// The durable answer store: a hidden sheet of this spreadsheet that keeps every answer paid for in
-// it, for as long as the answer's freshness allows (30 days by default, a document setting), so that
-// a recalculation days later does not pay again. Why a sheet: it is the one store that custom
-// functions can read (SpreadsheetApp get* on the same spreadsheet) and that lasts; the cache lasts 6
-// hours at most, and properties are limited to 500 KB and cannot be written by formulas either.
+// The hidden sheet `_enrich_answers`: the durable store of this spreadsheet that keeps every answer
+// paid for in it, for as long as the answer's freshness allows (30 days by default, a document
+// setting), so that a recalculation days later does not pay again. Why a sheet: it is the one
+// store that custom functions can read (SpreadsheetApp get* on the same spreadsheet) and that
+// lasts; the cache lasts 6 hours at most, and properties are limited to 500 KB and cannot be
+// written by formulas either.
 //
 // Custom functions may only read it; executions that may write (menu, sidebar, triggers) fill it
 // (keep.ts). Layout, to stay compact and cheap to read:
@@ -13,13 +14,13 @@
 //   a formula reading every answer reads a quarter of the characters), at most MAX_CELL_CHARS
 //   characters (Sheets refuses more than 50,000 in a cell); a bucket grows to the right as it fills.
 //   A cell of plain JSON (starting with "{") is read as well.
-// Ids are digests of base URL + request (answers.ts): no input is in the clear. The answers are
+// Ids are digests of base URL + request (paid-answer.ts): no input is in the clear. The answers are
 // the same data the formulas show in the cells; every editor can unhide the sheet (README).
 import type { Outcome } from '@enrich/core/universal';
-import { forKeeping, isOutcome, spread, upgradeOutcome } from './answers.js';
-import { TEXT_FORMAT } from './cells.js';
+import { TEXT_FORMAT } from '../cells/values.js';
+import { forKeeping, isOutcome, type PaidAnswer, spread, upgradeOutcome } from './paid-answer.js';
 
-export const STORE_SHEET = '_enrich_answers';
+export const HIDDEN_SHEET_NAME = '_enrich_answers';
 export const BUCKETS = 256;
 /** Sheets' limit is 50,000 characters per cell; keep a margin. */
 export const MAX_CELL_CHARS = 45_000;
@@ -28,29 +29,24 @@ const JSON_PER_CELL = 160_000;
 /** Reading this many bucket rows one by one costs more calls than one read of the whole block. */
 const ROW_BY_ROW_MAX = 8;
 
-export interface StoredAnswer {
-  readonly outcome: Outcome;
-  readonly paidAt: number;
-}
-
 type Cell = Record<string, [string, Outcome]>;
 
 function rowOf(id: string): number {
   return (spread(id) % BUCKETS) + 1;
 }
 
-function storeSheet(): GoogleAppsScript.Spreadsheet.Sheet | null {
-  return SpreadsheetApp.getActiveSpreadsheet().getSheetByName(STORE_SHEET);
+function hiddenSheet(): GoogleAppsScript.Spreadsheet.Sheet | null {
+  return SpreadsheetApp.getActiveSpreadsheet().getSheetByName(HIDDEN_SHEET_NAME);
 }
 
 /**
- * The stored answers among `ids` paid for after `freshSince` (ms). Read-only (get* calls), so a
- * custom function may call it; no store yet, or an unreadable cell, is simply a miss.
+ * The kept answers among `ids` paid for after `freshSince` (ms). Read-only (get* calls), so a
+ * custom function may call it; no sheet yet, or an unreadable cell, is simply a miss.
  */
-export function readStore(ids: readonly string[], freshSince: number): Map<string, StoredAnswer> {
-  const found = new Map<string, StoredAnswer>();
+export function readHiddenSheet(ids: readonly string[], freshSince: number): Map<string, PaidAnswer> {
+  const found = new Map<string, PaidAnswer>();
   if (ids.length === 0) return found;
-  const sheet = storeSheet();
+  const sheet = hiddenSheet();
   if (!sheet) return found;
   const width = sheet.getLastColumn();
   if (width < 1) return found;
@@ -71,14 +67,14 @@ export function readStore(ids: readonly string[], freshSince: number): Map<strin
 }
 
 /**
- * Adds answers to the store, dropping answers older than `freshSince` from the rows it touches.
+ * Adds answers to the sheet, dropping answers older than `freshSince` from the rows it touches.
  * A few rows are read and written one by one (a keep after one formula is quick); many, as the
  * whole block in one getValues and one setValues. Only for executions that may write, under the
  * document lock (the caller's). Returns how many of `answers` are now kept (an answer too big for
  * a cell is not).
  */
-export function writeStore(answers: ReadonlyMap<string, StoredAnswer>, freshSince: number): number {
-  const sheet = storeSheet() ?? createStore();
+export function writeHiddenSheet(answers: ReadonlyMap<string, PaidAnswer>, freshSince: number): number {
+  const sheet = hiddenSheet() ?? createHiddenSheet();
   const width = Math.max(1, sheet.getLastColumn());
   const touched = [...new Set([...answers.keys()].map(rowOf))].sort((a, b) => a - b);
   const few = touched.length <= ROW_BY_ROW_MAX;
@@ -93,7 +89,7 @@ export function writeStore(answers: ReadonlyMap<string, StoredAnswer>, freshSinc
         current.set(i + 1, line);
       });
   }
-  const byRow = new Map<number, Map<string, StoredAnswer>>();
+  const byRow = new Map<number, Map<string, PaidAnswer>>();
   for (const row of touched) byRow.set(row, parseRow(current.get(row) ?? []));
   for (const [id, answer] of answers) byRow.get(rowOf(id))?.set(id, answer);
   let kept = 0;
@@ -127,11 +123,11 @@ export function writeStore(answers: ReadonlyMap<string, StoredAnswer>, freshSinc
   return kept;
 }
 
-function createStore(): GoogleAppsScript.Spreadsheet.Sheet {
+function createHiddenSheet(): GoogleAppsScript.Spreadsheet.Sheet {
   const spreadsheet = SpreadsheetApp.getActiveSpreadsheet();
   // Inserting a sheet makes it the active one: put the user's selection back afterwards.
   const selection = spreadsheet.getActiveRange();
-  const sheet = spreadsheet.insertSheet(STORE_SHEET, spreadsheet.getSheets().length);
+  const sheet = spreadsheet.insertSheet(HIDDEN_SHEET_NAME, spreadsheet.getSheets().length);
   sheet.hideSheet();
   if (selection) selection.activate();
   else spreadsheet.getSheets()[0]?.activate();
@@ -139,8 +135,8 @@ function createStore(): GoogleAppsScript.Spreadsheet.Sheet {
 }
 
 /** A row's cells as id → answer; a cell that is not what we wrote is skipped. */
-function parseRow(line: readonly unknown[]): Map<string, StoredAnswer> {
-  const out = new Map<string, StoredAnswer>();
+function parseRow(line: readonly unknown[]): Map<string, PaidAnswer> {
+  const out = new Map<string, PaidAnswer>();
   for (const text of line) {
     if (typeof text !== 'string' || text === '') continue;
     let cell: Cell;
@@ -159,7 +155,7 @@ function parseRow(line: readonly unknown[]): Map<string, StoredAnswer> {
 }
 
 /** Answers packed into compressed cells of at most MAX_CELL_CHARS, newest first. */
-function packCells(answers: readonly [string, StoredAnswer][]): { cells: string[]; packed: string[] } {
+function packCells(answers: readonly [string, PaidAnswer][]): { cells: string[]; packed: string[] } {
   const cells: string[] = [];
   const packed: string[] = [];
   let group: [string, string][] = [];

@@ -1,9 +1,11 @@
-// The sidebar's bulk run over a selection: plan (what it will cost, run-plan.ts), start (a
-// checkpoint, here), then chunks driven by the sidebar (run-chunk.ts), each one server call well
-// inside the 6-minute limit. A stopped, failed or abandoned run resumes where it was and pays for
-// nothing twice (README, "Checkpoint and resume"). Input columns are never written, and target
-// cells that are not empty are written only after the user confirmed it.
+// Starting a sidebar run, and the run a user left unfinished (resume or discard it). A run over a
+// selection is planned (what it will cost, plan.ts), started (a checkpoint, here), then done in
+// chunks driven by the sidebar (chunk.ts), each one server call well inside the 6-minute limit. A
+// stopped, failed or abandoned run resumes where it was and pays for nothing twice (README,
+// "Checkpoint and resume"). Input columns are never written, and target cells that are not empty
+// are written only after the user confirmed it.
 import { checkApiKey } from '@enrich/core/universal';
+import { noKeyMessageForSidebar, userSettings } from '../key/settings.js';
 import {
   type Checkpoint,
   deleteCheckpoint,
@@ -11,18 +13,13 @@ import {
   loadCheckpoint,
   saveCheckpoint,
 } from './checkpoint.js';
-import { progressOf } from './run-progress.js';
-import { countNonEmpty, resolve, resolveCheckpoint, spreadsheetId, targetA1 } from './run-target.js';
-import type { RunProgress, RunRequest } from './run-types.js';
-import { noKeyMessageForSidebar, userSettings } from './settings.js';
-
-export { runChunk } from './run-chunk.js';
-export { planRun } from './run-plan.js';
-export type { RangeRef, RunPlan, RunProgress, RunRequest } from './run-types.js';
+import { progressOf } from './progress.js';
+import { countNonEmpty, resolveCheckpoint, resolveRun, spreadsheetId, targetA1 } from './resolve.js';
+import type { RunProgress, RunRequest } from './types.js';
 
 /** Starts a run (replacing this user's unfinished one in this spreadsheet) and returns its progress. */
 export function startRun(request: RunRequest, confirmOverwrite: boolean): RunProgress {
-  const run = resolve(request);
+  const run = resolveRun(request);
   const settings = userSettings();
   if (!settings.apiKey) throw new Error(noKeyMessageForSidebar());
   const keyProblem = checkApiKey(settings.apiKey);
@@ -59,7 +56,7 @@ export function startRun(request: RunRequest, confirmOverwrite: boolean): RunPro
 }
 
 /** This user's unfinished run in this spreadsheet, if any. */
-export function pendingRun(): RunProgress | null {
+export function unfinishedRun(): RunProgress | null {
   const checkpoint = loadCheckpoint(spreadsheetId());
   if (!checkpoint) return null;
   try {

@@ -10,18 +10,18 @@ import {
   rowStatusText,
   type SpendRow,
 } from '@enrich/core/universal';
-import { type CellValue, TEXT_FORMAT, toCells } from './cells.js';
+import { type CellValue, TEXT_FORMAT, toCells } from '../cells/values.js';
+import { currentScrubber } from '../key/scrub.js';
+import { asCoreSettings, noKeyMessageForSidebar, userSettings } from '../key/settings.js';
+import { STATUS_COLUMN } from '../messages.js';
+import { runBreakdown } from './breakdown.js';
 import { deleteCheckpoint, loadCheckpoint, type RunCounts, saveCheckpoint } from './checkpoint.js';
-import { STATUS_COLUMN } from './messages.js';
-import { fetchChunkAnswers } from './run-answers.js';
-import { runBreakdown } from './run-breakdown.js';
-import { progressOf } from './run-progress.js';
-import { blankRow, copySources, kindOfStatus, rowForOutcome, statusRow } from './run-rows.js';
-import { countNonEmpty, readPlans, resolveCheckpoint, spreadsheetId } from './run-target.js';
-import type { RunProgress } from './run-types.js';
-import { currentScrubber } from './scrub.js';
-import { asCoreSettings, noKeyMessageForSidebar, userSettings } from './settings.js';
+import { fetchChunkAnswers } from './chunk-answers.js';
+import { progressOf } from './progress.js';
+import { countNonEmpty, readPlans, resolveCheckpoint, spreadsheetId } from './resolve.js';
+import { blankRow, copySources, kindOfStatus, rowForOutcome, statusRow } from './rows.js';
 import { addSpend, readSpend, spendInfo, spendProperty } from './spend.js';
+import type { RunProgress } from './types.js';
 
 /** Rows per chunk: a few seconds of work at realistic latency, far from the 6-minute limit. */
 export const CHUNK_ROWS = 250;

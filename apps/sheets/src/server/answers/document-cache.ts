@@ -6,68 +6,45 @@
 // Within CacheService's limits: it keeps at most 1,000 items (past that, the 900 furthest from
 // expiry), so one item per answer would let a sheet with a few thousand distinct inputs evict its
 // own answers and pay again on the next recalculation. Answers are therefore packed into a fixed
-// number of buckets (199 items and a hint: 200, whatever the number of answers), each a JSON object under 100 KB,
-// keyed by a SHA-256 of the request (no personal data in keys). Every answer is kept at most the
-// cache's longest expiry, 6 hours, counted from when it was put in the cache.
+// number of buckets (199 items and a hint: 200, whatever the number of answers), each a JSON
+// object under 100 KB, keyed by an answer's id (paid-answer.ts: no personal data in keys). Every
+// answer is kept at most the cache's longest expiry, 6 hours, counted from when it was put in the
+// cache.
 //
-// The cache is only the fast path: answers that must last go to the durable store, a hidden sheet
-// (answer-store.ts), which only executions that may write can fill. So each cache entry says whether
-// it is already kept there; keep.ts moves the others.
-import { capRaw, isPaid, type Outcome } from '@enrich/core/universal';
-import { currentScrubber, scrubDeep } from './scrub.js';
+// The cache is only the fast path: answers that must last go to the hidden sheet (hidden-sheet.ts),
+// which only executions that may write can fill. So each cache entry says whether it is already
+// kept there; keep.ts moves the others.
+import { isPaid, type Outcome } from '@enrich/core/universal';
+import { currentScrubber, scrubDeep } from '../key/scrub.js';
+import { forKeeping, isOutcome, type PaidAnswer, spread, upgradeOutcome } from './paid-answer.js';
 
 /** CacheService's longest expiry: 6 hours. Past it, only Freeze results or the sidebar's values last. */
-export const ANSWER_TTL_SECONDS = 21_600;
+export const CACHE_TTL_SECONDS = 21_600;
 /** 199 buckets and the unkept hint: 200 cache items, whatever the number of answers. */
 const BUCKETS = 199;
 /** CacheService refuses values over 100 KB; stay well under it. */
 const MAX_BUCKET_BYTES = 90 * 1024;
 const BUCKET_PREFIX = 'answers:';
-/**
- * What is kept of the body the service sent, per answer. Core caps it at 64 KiB; a bucket holds 90 KB
- * and a store cell 45,000 characters (compressed), so here it is cut to 8,000 characters: even text
- * that does not compress (3 bytes a character, then base64) stays under both.
- */
-export const MAX_KEPT_RAW_CHARS = 8_000;
-/** Present while some cached answer may not be in the durable store yet (a hint: it may be evicted). */
+/** Present while some cached answer may not be in the hidden sheet yet (a hint: it may be evicted). */
 export const UNKEPT_HINT = 'answers:unkept';
 
 /**
- * Entry id → [cached at (ms), outcome, kept in the durable store (1) or not (0), paid at (ms)].
- * Entries written before the durable store existed have only the first two: not kept, paid when cached.
+ * Entry id → [cached at (ms), outcome, kept in the hidden sheet (1) or not (0), paid at (ms)]. An
+ * entry of only the first two is read as not kept, paid when cached.
  */
 export type CacheEntry = [number, Outcome, number?, number?];
 type Bucket = Record<string, CacheEntry>;
 
-/** An answer with when it was paid for (freshness counts from then) and whether the durable store has it. */
-export interface KeptAnswer {
-  readonly outcome: Outcome;
-  readonly paidAt: number;
+/** A cached answer, and whether the hidden sheet has it too. */
+export interface CachedAnswer extends PaidAnswer {
   readonly kept: boolean;
-}
-
-/** The id of a request's answer: a digest of its URL (a changed base URL asks again) and request key. */
-export function answerKey(url: string, requestKey: string): string {
-  const digest = Utilities.computeDigest(
-    Utilities.DigestAlgorithm.SHA_256,
-    `${url}\n${requestKey}`,
-    Utilities.Charset.UTF_8,
-  );
-  return Utilities.base64EncodeWebSafe(digest.slice(0, 18));
-}
-
-/** FNV-1a over an id, which is itself a digest: spreads answers evenly over buckets. */
-export function spread(id: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193) >>> 0;
-  return h;
 }
 
 function bucketOf(id: string): string {
   return BUCKET_PREFIX + (spread(id) % BUCKETS);
 }
 
-/** Every bucket key, for a pass over the whole cache (keep.ts). */
+/** Every bucket key, for a pass over the whole cache. */
 export function allBucketKeys(): string[] {
   return Array.from({ length: BUCKETS }, (_, i) => BUCKET_PREFIX + i);
 }
@@ -77,26 +54,26 @@ export function documentCache(): GoogleAppsScript.Cache.Cache | null {
 }
 
 /** The cached outcomes among `ids`; a miss, an expired or an unreadable entry is simply absent. */
-export function readAnswers(
+export function readCachedOutcomes(
   cache: GoogleAppsScript.Cache.Cache | null,
   ids: readonly string[],
   freshSince = 0,
 ): Map<string, Outcome> {
   const found = new Map<string, Outcome>();
-  for (const [id, answer] of readCacheEntries(cache, ids, freshSince)) found.set(id, answer.outcome);
+  for (const [id, answer] of readCachedAnswers(cache, ids, freshSince)) found.set(id, answer.outcome);
   return found;
 }
 
 /** The cached answers among `ids` paid for after `freshSince` (ms), with their paid-at time and kept flag. */
-export function readCacheEntries(
+export function readCachedAnswers(
   cache: GoogleAppsScript.Cache.Cache | null,
   ids: readonly string[],
   freshSince = 0,
-): Map<string, KeptAnswer> {
-  const found = new Map<string, KeptAnswer>();
+): Map<string, CachedAnswer> {
+  const found = new Map<string, CachedAnswer>();
   if (!cache || ids.length === 0) return found;
   const buckets = readBuckets(cache, ids.map(bucketOf));
-  const oldest = Date.now() - ANSWER_TTL_SECONDS * 1000;
+  const oldest = Date.now() - CACHE_TTL_SECONDS * 1000;
   for (const id of ids) {
     const answer = liveAnswer(buckets.get(bucketOf(id))?.[id], oldest, freshSince);
     if (answer) found.set(id, answer);
@@ -105,12 +82,12 @@ export function readCacheEntries(
 }
 
 /** Every live cached answer, bucket by bucket: the keep pass and the sidebar's count read them all. */
-export function readAllCacheEntries(
+export function readAllCachedAnswers(
   cache: GoogleAppsScript.Cache.Cache,
   freshSince = 0,
-): Map<string, KeptAnswer> {
-  const found = new Map<string, KeptAnswer>();
-  const oldest = Date.now() - ANSWER_TTL_SECONDS * 1000;
+): Map<string, CachedAnswer> {
+  const found = new Map<string, CachedAnswer>();
+  const oldest = Date.now() - CACHE_TTL_SECONDS * 1000;
   for (const bucket of readBuckets(cache, allBucketKeys()).values()) {
     for (const [id, entry] of Object.entries(bucket)) {
       const answer = liveAnswer(entry, oldest, freshSince);
@@ -124,57 +101,58 @@ function liveAnswer(
   entry: CacheEntry | undefined,
   oldest: number,
   freshSince: number,
-): KeptAnswer | undefined {
+): CachedAnswer | undefined {
   if (!Array.isArray(entry) || !(entry[0] > oldest) || !isOutcome(entry[1])) return undefined;
   const paidAt = typeof entry[3] === 'number' ? entry[3] : entry[0];
   if (paidAt <= freshSince) return undefined;
   return { outcome: upgradeOutcome(entry[1]), paidAt, kept: entry[2] === 1 };
 }
 
-/** An answer to put in the cache: paid now (by default) and not yet in the durable store (by default). */
+/** An answer to put in the cache: paid now (by default) and not yet in the hidden sheet (by default). */
 export interface AnswerToCache {
   readonly paidAt?: number;
   readonly kept?: boolean;
 }
 
 /**
- * Keeps the paid outcomes (records, no match, 440, and paid but unreadable answers); errors that
- * cost nothing are asked again. Read-modify-write of the buckets under the document lock, so that two executions
- * saving at once (Sheets runs several custom functions together) do not drop each other's answers.
+ * Caches the paid outcomes (records, no match, 440, and paid but unreadable answers); errors that
+ * cost nothing are asked again. Read-modify-write of the buckets under the document lock, so that
+ * two executions saving at once (Sheets runs several custom functions together) do not drop each
+ * other's answers.
  */
-export function saveAnswers(
+export function cacheAnswers(
   cache: GoogleAppsScript.Cache.Cache | null,
   entries: readonly (readonly [string, Outcome, AnswerToCache?])[],
 ): void {
-  const billable = entries.filter(([, outcome]) => isPaid(outcome));
-  if (!cache || billable.length === 0) return;
+  const paid = entries.filter(([, outcome]) => isPaid(outcome));
+  if (!cache || paid.length === 0) return;
   const lock = LockService.getDocumentLock();
   // A sidebar chunk already holds the document lock; releasing it here would release it for good.
   const held = lock?.hasLock() === true;
   const locked = lock !== null && (held || lock.tryLock(5_000));
   try {
-    const keys = [...new Set(billable.map(([id]) => bucketOf(id)))];
+    const keys = [...new Set(paid.map(([id]) => bucketOf(id)))];
     const buckets = readBuckets(cache, keys);
     const now = Date.now();
     const values: Record<string, string> = {};
     // What the service sent is kept, and a service could echo the key: never into the cache.
     const scrub = currentScrubber();
-    for (const [id, outcome, how] of billable) {
+    for (const [id, outcome, how] of paid) {
       const key = bucketOf(id);
       const bucket = buckets.get(key) ?? {};
       bucket[id] = [now, scrubDeep(forKeeping(outcome), scrub), how?.kept ? 1 : 0, how?.paidAt ?? now];
       buckets.set(key, bucket);
     }
-    // A paid answer not yet kept durably: tells the simple triggers there is something to keep.
-    if (billable.some(([, , how]) => !how?.kept)) values[UNKEPT_HINT] = String(now);
+    // A paid answer not in the hidden sheet yet: tells the simple triggers there is something to keep.
+    if (paid.some(([, , how]) => !how?.kept)) values[UNKEPT_HINT] = String(now);
     for (const key of keys) values[key] = serialise(buckets.get(key) ?? {}, now);
-    cache.putAll(values, ANSWER_TTL_SECONDS);
+    cache.putAll(values, CACHE_TTL_SECONDS);
   } finally {
     if (locked && !held) lock.releaseLock();
   }
 }
 
-/** Marks cached answers as kept in the durable store, under the document lock the caller holds. */
+/** Marks cached answers as kept in the hidden sheet, under the document lock the caller holds. */
 export function markKept(cache: GoogleAppsScript.Cache.Cache, ids: readonly string[]): void {
   const keys = [...new Set(ids.map(bucketOf))];
   const buckets = readBuckets(cache, keys);
@@ -191,7 +169,7 @@ export function markKept(cache: GoogleAppsScript.Cache.Cache, ids: readonly stri
     const bucket = buckets.get(key);
     if (bucket) values[key] = serialise(bucket, now);
   }
-  if (Object.keys(values).length > 0) cache.putAll(values, ANSWER_TTL_SECONDS);
+  if (Object.keys(values).length > 0) cache.putAll(values, CACHE_TTL_SECONDS);
   cache.remove(UNKEPT_HINT);
 }
 
@@ -214,7 +192,7 @@ function readBuckets(cache: GoogleAppsScript.Cache.Cache, keys: readonly string[
 
 /** The bucket as JSON without expired answers, dropping the oldest until it fits the size limit. */
 function serialise(bucket: Bucket, now: number): string {
-  const oldest = now - ANSWER_TTL_SECONDS * 1000;
+  const oldest = now - CACHE_TTL_SECONDS * 1000;
   let live = Object.entries(bucket)
     .filter(([, entry]) => Array.isArray(entry) && entry[0] > oldest)
     .sort((a, b) => b[1][0] - a[1][0]);
@@ -224,39 +202,6 @@ function serialise(bucket: Bucket, now: number): string {
     text = JSON.stringify(Object.fromEntries(live));
   }
   return text;
-}
-
-/**
- * The outcome as it is kept (cache and durable store): the body the service sent is kept, cut to
- * MAX_KEPT_RAW_CHARS, when the answer differed from the API description or could not be read, so
- * that a later version can read it again without paying. A record that matched the description
- * exactly is its body already (same names, same types, nothing more), so its copy of the body is
- * not kept twice: that keeps 20,000 answers inside the store's read-time budget.
- */
-export function forKeeping(outcome: Outcome): Outcome {
-  if (outcome.kind === 'unreadable') return { ...outcome, raw: capRaw(outcome.raw, MAX_KEPT_RAW_CHARS) };
-  if (outcome.kind !== 'record') return outcome;
-  const raw = outcome.mismatches.length === 0 ? '' : capRaw(outcome.raw, MAX_KEPT_RAW_CHARS);
-  return { ...outcome, raw };
-}
-
-export function isOutcome(value: Outcome | undefined): value is Outcome {
-  if (!value || typeof value !== 'object') return false;
-  if (value.kind === 'record') return !!value.record && typeof value.record === 'object';
-  if (value.kind === 'no-match') return true;
-  if (value.kind === 'unreadable') return typeof value.raw === 'string' && typeof value.reason === 'string';
-  return value.kind === 'error' && !!value.error && typeof value.error.message === 'string';
-}
-
-/** A record kept before answers carried `extra`, `mismatches` and `raw`: as a record read today. */
-export function upgradeOutcome(outcome: Outcome): Outcome {
-  if (outcome.kind !== 'record') return outcome;
-  return {
-    ...outcome,
-    extra: outcome.extra ?? {},
-    mismatches: Array.isArray(outcome.mismatches) ? outcome.mismatches : [],
-    raw: typeof outcome.raw === 'string' ? outcome.raw : '',
-  };
 }
 
 /** Bytes of a string in UTF-8 (Apps Script has no TextEncoder). */

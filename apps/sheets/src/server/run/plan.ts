@@ -1,13 +1,14 @@
 // Check: what a run over the selection will do and spend at most, before anything is sent.
 import { type CleanInput, operationUrl } from '@enrich/core/universal';
-import { answerKey, documentCache } from './answers.js';
-import { keptAnswers } from './pending.js';
-import { countNonEmpty, inputA1, readPlans, resolve, targetA1 } from './run-target.js';
-import type { RunPlan, RunRequest } from './run-types.js';
-import { asCoreSettings, userSettings } from './settings.js';
+import { documentCache } from '../answers/document-cache.js';
+import { answerId } from '../answers/paid-answer.js';
+import { keptAnswers } from '../answers/pending.js';
+import { asCoreSettings, userSettings } from '../key/settings.js';
+import { countNonEmpty, inputA1, readPlans, resolveRun, targetA1 } from './resolve.js';
+import type { RunPlan, RunRequest } from './types.js';
 
 export function planRun(request: RunRequest): RunPlan {
-  const run = resolve(request);
+  const run = resolveRun(request);
   const total = run.sel.numRows - 1;
   const plans = readPlans(run, total);
   const distinct = new Map<string, CleanInput>();
@@ -22,7 +23,7 @@ export function planRun(request: RunRequest): RunPlan {
   let unreadable = 0;
   const target = operationUrl(run.op, asCoreSettings(userSettings()));
   if (target.ok && distinct.size > 0) {
-    const ids = [...distinct.keys()].map((k) => answerKey(target.url, k));
+    const ids = [...distinct.keys()].map((k) => answerId(target.url, k));
     const kept = keptAnswers(documentCache(), ids);
     cached = kept.size;
     for (const answer of kept.values()) if (answer.outcome.kind === 'unreadable') unreadable++;

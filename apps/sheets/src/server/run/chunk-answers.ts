@@ -1,13 +1,20 @@
 // The answers one chunk of a run needs: for each request whose first row is in the chunk, the kept
-// answer (cache or durable store), else one bought now in fetchAll rounds. Answers go to the
+// answer (cache or hidden sheet), else one bought now in fetchAll rounds. Answers go to the
 // document cache after every round, so a chunk cut short between fetching and writing finds them
 // again when resumed.
-import { type CleanInput, type Outcome, Pace, type PaceState, paceText, type Settings } from '@enrich/core/universal';
-import { saveAnswers } from './answers.js';
-import { SIDEBAR_KEY_REFUSED } from './messages.js';
-import { pendingRequests } from './pending.js';
-import type { PlannedRow, Resolved } from './run-target.js';
-import { MAX_PARALLEL, sendAll } from './send.js';
+import {
+  type CleanInput,
+  type Outcome,
+  Pace,
+  type PaceState,
+  paceText,
+  type Settings,
+} from '@enrich/core/universal';
+import { cacheAnswers } from '../answers/document-cache.js';
+import { pendingRequests } from '../answers/pending.js';
+import { SIDEBAR_KEY_REFUSED } from '../messages.js';
+import { MAX_PARALLEL, sendAll } from '../send.js';
+import type { PlannedRow, ResolvedRun } from './resolve.js';
 
 /** No fetch round of a chunk starts after this; what is left goes to the next chunk. */
 const CHUNK_FETCH_BUDGET_MS = 60_000;
@@ -42,7 +49,7 @@ export interface ChunkFetchOptions {
 
 /** Answers for the requests whose first row is in [start, end): kept ones, else fetched. */
 export function fetchChunkAnswers(
-  run: Resolved,
+  run: ResolvedRun,
   settings: Settings,
   window: ChunkWindow,
   options: ChunkFetchOptions,
@@ -66,7 +73,7 @@ export function fetchChunkAnswers(
   const report = sendAll(run.op, jobs, {
     deadline: options.started + CHUNK_FETCH_BUDGET_MS,
     pace,
-    onAnswers: (answers) => saveAnswers(cache, answers),
+    onAnswers: (answers) => cacheAnswers(cache, answers),
   });
   const progressed = report.outcomes.size > 0 || cached.size > 0;
   for (const [key, id] of ids) {

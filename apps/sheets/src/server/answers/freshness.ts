@@ -1,6 +1,7 @@
 // How long a paid answer stays good for reuse: 30 days by default, a setting of the document (every
-// editor's formulas share one answer store, so they share its freshness). Kept in document
-// properties: not secret, readable by custom functions, writable only from the menu or sidebar.
+// editor's formulas share one hidden sheet of answers, so they share its freshness). Kept in
+// document properties: not secret, readable by custom functions, writable only from the menu or
+// sidebar.
 
 const PROP_ANSWER_DAYS = 'enrich.answerDays';
 export const DEFAULT_ANSWER_DAYS = 30;

@@ -14,12 +14,12 @@ export interface RunCounts {
   /** Answers taken from the document cache instead of being paid for again. */
   cached: number;
   noMatch: number;
-  /** Paid answers that could not be read (absent in checkpoints saved before they were counted). */
+  /** Paid answers that could not be read; absent from a checkpoint an earlier version saved. */
   unreadable?: number;
   invalid: number;
   errors: number;
   empty: number;
-  /** 429 answers and retried attempts (absent in checkpoints saved before they were counted). */
+  /** 429 answers and retried attempts; absent from a checkpoint an earlier version saved. */
   throttled?: number;
   retries?: number;
 }
@@ -46,7 +46,7 @@ export interface Checkpoint {
   next: number;
   /**
    * What the pace controller learnt (core's PaceState: in flight, rate), carried from chunk to
-   * chunk; absent at the start, and in checkpoints saved before it (which had a round size).
+   * chunk; absent at the start of a run, and from a checkpoint an earlier version saved.
    */
   pace?: PaceState;
   /** Where the pace stood after the last chunk that sent anything, in core's words (paceText). */

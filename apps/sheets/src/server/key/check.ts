@@ -4,7 +4,7 @@
 // it was accepted, and neither costs a transaction (README, "Whose key"). Sent like every request:
 // fetchAll, errors muted, redirects never followed.
 import { checkApiKey, type KeyCheckResult, planKeyCheck, readKeyCheck } from '@enrich/core/universal';
-import { readFetched } from './send.js';
+import { readFetched } from '../send.js';
 import { asCoreSettings, isAllowed, noKeyMessageForSidebar, userSettings } from './settings.js';
 
 export type { KeyCheckResult } from '@enrich/core/universal';

@@ -1,6 +1,6 @@
 // What this user has spent in this spreadsheet this month: the paid transactions (core's isPaid,
-// counted by send.ts) of their sidebar runs, so that the sidebar can say what the spreadsheet cost
-// them. In the ledger's words (core's ledger.ts): rows of period (a UTC month, as providers
+// counted by ../send.ts) of their sidebar runs, so that the sidebar can say what the spreadsheet
+// cost them. In the ledger's words (core's ledger.ts): rows of period (a UTC month, as providers
 // invoice), service origin, operation and transactions; nothing about inputs or answers, no key.
 //
 // Kept in the runner's user properties, one value per spreadsheet (`enrich.spend.<id>`), like the
@@ -8,8 +8,8 @@
 // each user's spend apart and each spreadsheet's apart. It holds the current month only (a
 // record from an earlier month reads as nothing, and the next write replaces it), so it stays a
 // few hundred bytes against the 9 KB a value may hold. A chunk that spent writes it in the same
-// setProperties call as its checkpoint (run-chunk.ts): no property write more than before, and
-// the two never disagree about what was paid.
+// setProperties call as its checkpoint (chunk.ts): no property write of its own, and the two
+// never disagree about what was paid.
 //
 // Custom functions cannot set properties (PLATFORMS.md), so their spend is not here (README,
 // "What the sidebar shows after a run").

@@ -1,6 +1,7 @@
-// Where a run reads and writes: a request checked against the sheet (operation, selection, input
-// mapping, output columns, target columns that never overlap the inputs), and the reads of the
-// sheet that planning and chunks share.
+// A run request resolved against the sheet: where the run reads and writes (operation, selection,
+// input mapping, output columns, target columns that never overlap the inputs), checked every time
+// it is resolved, since the sheet may have changed between two calls of the sidebar; and the reads
+// of the sheet that planning and chunks share.
 import {
   type CleanInput,
   checkRule,
@@ -11,11 +12,11 @@ import {
   type RowPlan,
   rowInput,
 } from '@enrich/core/universal';
+import { columnLetter, rangeA1 } from '../cells/a1.js';
 import type { Checkpoint } from './checkpoint.js';
-import type { RangeRef, RunRequest } from './run-types.js';
-import { columnLetter, findSheet, rangeA1 } from './sheets.js';
+import type { RangeRef, RunRequest } from './types.js';
 
-export interface Resolved {
+export interface ResolvedRun {
   readonly op: Operation;
   readonly sheet: GoogleAppsScript.Spreadsheet.Sheet;
   readonly sel: RangeRef;
@@ -28,7 +29,7 @@ export interface Resolved {
 
 export type PlannedRow = RowPlan & { input?: CleanInput };
 
-export function resolve(request: RunRequest): Resolved {
+export function resolveRun(request: RunRequest): ResolvedRun {
   if (request === null || typeof request !== 'object') throw new Error('No run was described');
   const op = findOperation(String(request.operation));
   if (!op) throw new Error(`Unknown operation ${String(request.operation)}`);
@@ -78,8 +79,8 @@ function checkMapping(
   return mapping;
 }
 
-export function resolveCheckpoint(checkpoint: Checkpoint): Resolved {
-  return resolve({
+export function resolveCheckpoint(checkpoint: Checkpoint): ResolvedRun {
+  return resolveRun({
     selection: {
       sheetId: checkpoint.sheetId,
       row: checkpoint.row,
@@ -95,7 +96,7 @@ export function resolveCheckpoint(checkpoint: Checkpoint): Resolved {
 }
 
 /** Plans of data rows [0, end) from the sheet as it is now. */
-export function readPlans(run: Resolved, end: number): PlannedRow[] {
+export function readPlans(run: ResolvedRun, end: number): PlannedRow[] {
   if (end <= 0) return [];
   const values = run.sheet.getRange(run.sel.row + 1, run.sel.column, end, run.sel.numColumns).getValues();
   const mapping = { fields: run.mapping, problem: undefined };
@@ -103,7 +104,7 @@ export function readPlans(run: Resolved, end: number): PlannedRow[] {
 }
 
 /** Target cells (value or formula) in selection rows [from, to), 0 being the header row. */
-export function countNonEmpty(run: Resolved, from: number, to: number): number {
+export function countNonEmpty(run: ResolvedRun, from: number, to: number): number {
   if (to <= from) return 0;
   const width = Math.min(run.width, run.sheet.getMaxColumns() - run.targetColumn + 1);
   if (width <= 0) return 0;
@@ -119,12 +120,20 @@ export function countNonEmpty(run: Resolved, from: number, to: number): number {
   return count;
 }
 
-export function inputA1(run: Resolved): string {
+export function inputA1(run: ResolvedRun): string {
   return rangeA1(run.sel.row, run.sel.column, run.sel.numRows, run.sel.numColumns);
 }
 
-export function targetA1(run: Resolved): string {
+export function targetA1(run: ResolvedRun): string {
   return rangeA1(run.sel.row, run.targetColumn, run.sel.numRows, run.width);
+}
+
+function findSheet(sheetId: number): GoogleAppsScript.Spreadsheet.Sheet {
+  const sheet = SpreadsheetApp.getActiveSpreadsheet()
+    .getSheets()
+    .find((s) => s.getSheetId() === sheetId);
+  if (!sheet) throw new Error('The sheet of this run no longer exists');
+  return sheet;
 }
 
 export function spreadsheetId(): string {

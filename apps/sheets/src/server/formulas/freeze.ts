@@ -4,9 +4,9 @@
 // is read first and written back as values, as text where text was shown (leading zeros, and API
 // values that look like formulas stay text).
 import { chooseColumns } from '@enrich/core/universal';
-import { type FunctionSpec, findFunction } from '../spec.js';
-import { STORE_SHEET } from './answer-store.js';
-import { type CellValue, TEXT_FORMAT, toCell } from './cells.js';
+import { type FunctionSpec, findFunction } from '../../spec.js';
+import { HIDDEN_SHEET_NAME } from '../answers/hidden-sheet.js';
+import { type CellValue, TEXT_FORMAT, toCell } from '../cells/values.js';
 
 export interface FreezeReport {
   readonly formulas: number;
@@ -21,11 +21,11 @@ export function freezeSelection(): FreezeReport {
   return freezeRange(range);
 }
 
-/** Freeze results "in the whole spreadsheet": every sheet's used area, except the answer store. */
+/** Freeze results "in the whole spreadsheet": every sheet's used area but the hidden sheet of answers. */
 export function freezeSpreadsheet(): FreezeReport {
   let total: FreezeReport = { formulas: 0, cells: 0, skipped: 0 };
   for (const sheet of SpreadsheetApp.getActiveSpreadsheet().getSheets()) {
-    if (sheet.getName() === STORE_SHEET) continue;
+    if (sheet.getName() === HIDDEN_SHEET_NAME) continue;
     const report = freezeRange(sheet.getDataRange());
     total = {
       formulas: total.formulas + report.formulas,

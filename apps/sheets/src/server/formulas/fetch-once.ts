@@ -4,10 +4,11 @@
 // "in flight" marker in the document cache; an execution that finds a marker waits (polling the
 // cache, within a bounded time) for the answer the other one is buying, and pays itself only if
 // the wait runs out or the other gave up. Without a lock (LockService refused, or busy for too long)
-// it pays, as before: never worse than no coordination.
+// it pays for what it lacks: never worse than no coordination.
 import { type Operation, type Outcome, Pace } from '@enrich/core/universal';
-import { readAnswers, saveAnswers, spread } from './answers.js';
-import { type Job, MAX_PARALLEL, sendAll } from './send.js';
+import { cacheAnswers, readCachedOutcomes } from '../answers/document-cache.js';
+import { spread } from '../answers/paid-answer.js';
+import { type Job, MAX_PARALLEL, sendAll } from '../send.js';
 
 const MARK = 'inflight:';
 /**
@@ -51,9 +52,9 @@ export function fetchOnce(
   const send = (list: readonly Job[]) => {
     const report = sendAll(op, list, {
       deadline: options.deadline,
-      // Rounds of 40 at first, as before the controller; a 429 then paces them per second.
+      // Rounds of 40 from the start (a formula has 30 s, no time to grow); a 429 then paces them.
       pace: new Pace({ initialConcurrency: MAX_PARALLEL, maxConcurrency: MAX_PARALLEL }, Date.now()),
-      onAnswers: (answers) => saveAnswers(cache, answers),
+      onAnswers: (answers) => cacheAnswers(cache, answers),
     });
     for (const [id, outcome] of report.outcomes) outcomes.set(id, outcome);
   };
@@ -78,7 +79,7 @@ export function claimJobs(cache: Cache | null, jobs: readonly Job[]): Claim {
   if (lock === null || (!held && !lock.tryLock(LOCK_WAIT_MS))) return payAll;
   try {
     const ids = jobs.map((j) => j.id);
-    const answered = readAnswers(cache, ids);
+    const answered = readCachedOutcomes(cache, ids);
     const marks = readMarks(cache, ids);
     const now = Date.now();
     const mine: Job[] = [];
@@ -114,7 +115,7 @@ function waitForOthers(
       cache,
       left.map((j) => j.id),
     );
-    const found = readAnswers(
+    const found = readCachedOutcomes(
       cache,
       left.map((j) => j.id),
     );

@@ -9,7 +9,7 @@ import {
   DEFAULT_BASE_URL_V3,
   type Settings,
 } from '@enrich/core/universal';
-import { MENU_PATH } from './messages.js';
+import { MENU_PATH } from '../messages.js';
 
 const PROP_API_KEY = 'enrich.apiKey';
 const PROP_BASE_URL = 'enrich.baseUrl';

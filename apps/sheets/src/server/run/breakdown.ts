@@ -9,13 +9,12 @@
 // the number of rows that hold the value by construction. It costs one getValues of the target
 // block, and none when the run wrote no coded column.
 import { BreakdownTally, breakdownColumns, type OutcomeCounts } from '@enrich/core/universal';
-import { fromCell } from './cells.js';
+import { fromCell } from '../cells/values.js';
 import type { RunCounts } from './checkpoint.js';
-import { kindOfStatus } from './run-rows.js';
-import type { Resolved } from './run-target.js';
-import type { RunBreakdown } from './run-types.js';
+import type { ResolvedRun } from './resolve.js';
+import { kindOfStatus } from './rows.js';
+import type { RunBreakdown } from './types.js';
 
-/** Core's breakdown, of the coded columns the run wrote, and what it leaves out. */
 /** The run's counts in core's terms; every written row is one of them, empty rows aside. */
 export function outcomeCounts(counts: RunCounts): OutcomeCounts {
   const unreadable = counts.unreadable ?? 0;
@@ -31,7 +30,8 @@ export function outcomeCounts(counts: RunCounts): OutcomeCounts {
   };
 }
 
-export function runBreakdown(run: Resolved, counts: RunCounts): RunBreakdown {
+/** Core's breakdown, of the coded columns the run wrote, and what it leaves out. */
+export function runBreakdown(run: ResolvedRun, counts: RunCounts): RunBreakdown {
   const coded = breakdownColumns(run.op);
   // Where each coded column is among the written ones (after Status), -1 when it was not chosen.
   const at = coded.map((c) => run.columns.indexOf(c.column));

@@ -1,5 +1,5 @@
 // Splits a batch's distinct requests into answers already paid for (in the document cache, else in
-// the durable store, which then warms the cache again) and requests still to send. Custom functions
+// the hidden sheet, which then warms the cache again) and requests still to send. Custom functions
 // and sidebar chunks both start here, so that neither can send a request whose answer is kept.
 // A paid but unreadable answer is an answer like any other: never sent again on its own. Only a
 // sidebar run the user started with "ask again" (its cost stated) sends those requests again.
@@ -11,11 +11,12 @@ import {
   operationUrl,
   type Settings,
 } from '@enrich/core/universal';
-import { readStore } from './answer-store.js';
-import { answerKey, documentCache, readCacheEntries, saveAnswers } from './answers.js';
+import { assertAllowedUrl } from '../key/settings.js';
+import type { Job } from '../send.js';
+import { cacheAnswers, documentCache, readCachedAnswers } from './document-cache.js';
 import { freshSince } from './freshness.js';
-import type { Job } from './send.js';
-import { assertAllowedUrl } from './settings.js';
+import { readHiddenSheet } from './hidden-sheet.js';
+import { answerId, type PaidAnswer } from './paid-answer.js';
 
 export interface Pending {
   readonly cache: GoogleAppsScript.Cache.Cache | null;
@@ -32,14 +33,8 @@ export interface PendingOptions {
   readonly askAgainBefore?: number;
 }
 
-/** An answer already paid for, with when. */
-export interface PaidAnswer {
-  readonly outcome: Outcome;
-  readonly paidAt: number;
-}
-
 /**
- * The answers kept for `ids`: the document cache first, then the durable store (whose answers are
+ * The answers kept for `ids`: the document cache first, then the hidden sheet (whose answers are
  * put back in the cache, so that the next recalculation does not read the sheet again).
  */
 export function keptAnswers(
@@ -47,11 +42,11 @@ export function keptAnswers(
   ids: readonly string[],
 ): Map<string, PaidAnswer> {
   const since = freshSince();
-  const hits = new Map<string, PaidAnswer>(readCacheEntries(cache, ids, since));
+  const hits = new Map<string, PaidAnswer>(readCachedAnswers(cache, ids, since));
   const misses = ids.filter((id) => !hits.has(id));
-  const stored = readStore(misses, since);
+  const stored = readHiddenSheet(misses, since);
   if (stored.size > 0) {
-    saveAnswers(
+    cacheAnswers(
       cache,
       [...stored].map(([id, a]) => [id, a.outcome, { paidAt: a.paidAt, kept: true }] as const),
     );
@@ -71,7 +66,7 @@ export function pendingRequests(
   assertAllowedUrl(target.url);
   const cache = documentCache();
   const ids = new Map<string, string>();
-  for (const key of inputs.keys()) ids.set(key, answerKey(target.url, key));
+  for (const key of inputs.keys()) ids.set(key, answerId(target.url, key));
   const hits = keptAnswers(cache, [...ids.values()]);
   const askAgainBefore = options.askAgainBefore ?? 0;
   const cached = new Map<string, Outcome>();

@@ -1,23 +1,24 @@
-// Moves answers that are only in the document cache into the durable store (answer-store.ts).
+// Moves answers that are only in the document cache into the hidden sheet (hidden-sheet.ts).
 // Custom functions cannot write the spreadsheet, so every execution that may write runs this first:
 // menu items, every sidebar call, and the simple triggers onOpen and onEdit where the platform lets
 // them (AuthMode.LIMITED); where it refuses, nothing breaks and the next writable action keeps them.
 // It never sends a request: keeping answers costs no transaction.
 
-import { type StoredAnswer, writeStore } from './answer-store.js';
-import { documentCache, markKept, readAllCacheEntries, UNKEPT_HINT } from './answers.js';
+import { logText } from '../key/scrub.js';
+import { documentCache, markKept, readAllCachedAnswers, UNKEPT_HINT } from './document-cache.js';
 import { freshSince } from './freshness.js';
-import { logText } from './scrub.js';
+import { writeHiddenSheet } from './hidden-sheet.js';
+import type { PaidAnswer } from './paid-answer.js';
 
 export interface KeepReport {
-  /** Answers moved into the durable store by this call. */
+  /** Answers moved into the hidden sheet by this call. */
   readonly kept: number;
   /** Why nothing was done, when it was not. */
   readonly skipped?: 'no-cache' | 'busy' | 'refused';
 }
 
 /**
- * Keeps every cached answer not yet in the store. With `onlyIfHinted` (the simple triggers, which
+ * Keeps every cached answer not yet in the hidden sheet. With `onlyIfHinted` (the simple triggers, which
  * run on every edit) it first checks the one small cache item that formulas set when they pay, and
  * does nothing without it.
  */
@@ -30,15 +31,15 @@ export function keepCachedAnswers(onlyIfHinted = false): KeepReport {
   if (!held && !lock.tryLock(5_000)) return { kept: 0, skipped: 'busy' };
   try {
     const since = freshSince();
-    const unkept = new Map<string, StoredAnswer>();
-    for (const [id, answer] of readAllCacheEntries(cache, since)) {
+    const unkept = new Map<string, PaidAnswer>();
+    for (const [id, answer] of readAllCachedAnswers(cache, since)) {
       if (!answer.kept) unkept.set(id, { outcome: answer.outcome, paidAt: answer.paidAt });
     }
     if (unkept.size === 0) {
       cache.remove(UNKEPT_HINT);
       return { kept: 0 };
     }
-    const kept = writeStore(unkept, since);
+    const kept = writeHiddenSheet(unkept, since);
     markKept(cache, [...unkept.keys()]);
     return { kept };
   } finally {
@@ -64,11 +65,11 @@ export function keepingAnswers<A extends unknown[], R>(action: (...args: A) => R
   };
 }
 
-/** How many cached formula answers the durable store does not have yet (the sidebar shows it). */
+/** How many cached formula answers the hidden sheet does not have yet (the sidebar shows it). */
 export function countUnkept(): number {
   const cache = documentCache();
   if (!cache) return 0;
   let count = 0;
-  for (const answer of readAllCacheEntries(cache, freshSince()).values()) if (!answer.kept) count++;
+  for (const answer of readAllCachedAnswers(cache, freshSince()).values()) if (!answer.kept) count++;
   return count;
 }
