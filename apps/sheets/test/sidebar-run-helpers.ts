@@ -74,7 +74,7 @@ export function leads(
     } else {
       let digits: string;
       if (r < 0.13)
-        digits = '5550000204'; // the sandbox's "no match": billable, like any answer
+        digits = '5550000204'; // the sandbox's "no match": paid, like any answer
       else if (r < 0.38 && seen.length > 0) digits = seen[Math.floor(random() * seen.length)] as string;
       else {
         digits = phone(10_000 + i);

@@ -29,7 +29,7 @@ export interface HistoryEntry {
   readonly attempts: number;
   readonly outcome: Outcome;
   /** Whether the answer cost a transaction (core's isPaid). */
-  readonly billable: boolean;
+  readonly paid: boolean;
   /** The request as sent, with the key replaced by core's redaction marker. */
   readonly request: HttpRequest;
   /**

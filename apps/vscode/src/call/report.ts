@@ -24,7 +24,7 @@ export async function reportCall(ctx: Ctx, entry: HistoryEntry): Promise<void> {
   await showResult(ctx, entry);
   const op = operationOf(entry);
   const { outcome } = entry;
-  const spent = entry.billable ? 'A transaction was spent.' : 'No transaction was spent.';
+  const spent = entry.paid ? 'A transaction was spent.' : 'No transaction was spent.';
   switch (outcome.kind) {
     case 'record': {
       vscode.window.setStatusBarMessage(`${op.title}: ${statusText(entry)} in ${entry.durationMs} ms`, 5000);

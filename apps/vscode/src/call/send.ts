@@ -131,13 +131,13 @@ export async function makeCall(
     durationMs: Date.now() - started,
     attempts: report.attempts,
     outcome: report.outcome,
-    billable: isPaid(report.outcome),
+    paid: isPaid(report.outcome),
     request: redactRequest(report.request),
   };
-  if (entry.billable) ctx.spend.recordCall(op, bases, entry.id);
+  if (entry.paid) ctx.spend.recordCall(op, bases, entry.id);
   ctx.log.info(
     `${op.title} POST ${entry.request.url} -> ${statusText(entry)} in ${entry.durationMs} ms, ` +
-      `${entry.attempts} attempt(s), transaction ${entry.billable ? 'spent' : 'not spent'}`,
+      `${entry.attempts} attempt(s), transaction ${entry.paid ? 'spent' : 'not spent'}`,
   );
   if (report.waitTooLong) {
     ctx.log.warn(

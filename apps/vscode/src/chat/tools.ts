@@ -149,7 +149,7 @@ export class OperationTool implements vscode.LanguageModelTool<ToolInput> {
           if (made.kind === 'not-sent') return this.text(`${title}: ${made.message} Nothing was sent.`);
           const { entry } = made;
           return this.text(
-            `${reading(entry)}\n${entry.billable ? 'This call spent 1 transaction.' : 'This call spent no transaction.'} It is in the ${CATEGORY} History.`,
+            `${reading(entry)}\n${entry.paid ? 'This call spent 1 transaction.' : 'This call spent no transaction.'} It is in the ${CATEGORY} History.`,
           );
         } finally {
           onCancel.dispose();

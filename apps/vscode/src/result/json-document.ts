@@ -45,7 +45,7 @@ export function renderResult(entry: HistoryEntry): string {
     input: entry.input,
     status: outcome.kind === 'error' ? (outcome.error.status ?? null) : outcome.status,
     result: resultWords(entry),
-    transaction: entry.billable ? 'spent' : 'not spent',
+    transaction: entry.paid ? 'spent' : 'not spent',
     sentAt: new Date(entry.at).toISOString(),
     durationMs: entry.durationMs,
     attempts: entry.attempts,

@@ -59,7 +59,7 @@ export function buildModel(entry: HistoryEntry): ResultModel {
   const { outcome } = entry;
   const base = {
     title: `${op.title}: ${inputSummary(entry.input)}`,
-    spent: entry.billable,
+    spent: entry.paid,
     values: [] as string[],
   };
   if (outcome.kind !== 'record') {

@@ -27,7 +27,7 @@ export class HistoryTree implements vscode.TreeDataProvider<HistoryEntry>, vscod
     item.tooltip = [
       `${op.title} (${statusText(entry)}) at ${when.toLocaleString()}`,
       `Input: ${inputSummary(entry.input, 200)}`,
-      `${entry.durationMs} ms, ${entry.attempts} attempt(s), transaction ${entry.billable ? 'spent' : 'not spent'}`,
+      `${entry.durationMs} ms, ${entry.attempts} attempt(s), transaction ${entry.paid ? 'spent' : 'not spent'}`,
     ].join('\n');
     item.contextValue = HISTORY_ITEM;
     item.iconPath = new vscode.ThemeIcon(ICON[entry.outcome.kind]);

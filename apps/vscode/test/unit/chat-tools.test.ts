@@ -124,7 +124,7 @@ describe('the chat tools', () => {
     expect(stored()[0]).toMatchObject({
       operationId: 'phone-lookup',
       input: { Phone: PHONE },
-      billable: true,
+      paid: true,
     });
     expect(text).not.toContain(TEST_KEY);
   });

@@ -155,7 +155,7 @@ describe('answers that differ from the API description', () => {
       kind: 'unreadable',
       reason: 'the body broke off before it was complete',
     });
-    expect(entry?.billable).toBe(true);
+    expect(entry?.paid).toBe(true);
     expect(harness.server.sandbox.requests()).toBe(1);
     expect(harness.server.sandbox.transactions()).toBe(1);
   });
@@ -214,7 +214,7 @@ describe('the scrubber', () => {
       durationMs: 1,
       attempts: 1,
       outcome: { kind: 'error', error: { code: 'network', message: `socket said ${TEST_KEY}` } },
-      billable: false,
+      paid: false,
       request: {
         method: 'POST',
         url: 'https://x.test/v3/lookup/phone',

@@ -217,7 +217,7 @@ describe('what is not offered', () => {
     choose(SHOW_EARLIER);
     const first = await lookUp(phone);
     expect(first?.outcome).toMatchObject({ kind: 'error', error: { status: 440 } });
-    expect(first?.billable).toBe(true);
+    expect(first?.paid).toBe(true);
     await lookUp(phone);
     expect(questions()).toEqual([]);
     expect(spent()).toBe(2);
