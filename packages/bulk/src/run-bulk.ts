@@ -73,10 +73,8 @@ class BulkRun {
   private readonly known: KnownResults;
   /** The rows waiting for each request's answer: counted in the breakdown when it arrives. */
   private readonly waitingRows = new Map<string, number>();
-  // Requests waiting for an answer (queued or on the wire) before reading pauses: a bound on the
-  // memory they take (a few hundred bytes each), and far enough ahead that a file whose distinct
-  // requests come first does not hold up the reading of the rest (which then spills to disk while
-  // the answers come) until the last few thousand are sent.
+  // Requests waiting for an answer before reading pauses: bounds their memory (a few hundred bytes
+  // each), yet reads far enough ahead that rows after a file's distinct requests are not held up.
   private readonly maxPending: number;
   private readonly seen = new Set<string>();
   // What came back, counted as rows are read (see breakdown-counter.ts).
