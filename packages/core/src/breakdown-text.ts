@@ -36,17 +36,35 @@ export function breakdownText(b: Breakdown, number: (n: number) => string = Stri
   return lines.join('\n');
 }
 
-function fieldLines(field: FieldBreakdown, number: (n: number) => string): string[] {
-  const rows = field.values.map((v) => ({
+/** One bar of a field's chart: a value, or the values past the first few counted together. */
+export interface BreakdownRow {
+  readonly label: string;
+  readonly count: number;
+  readonly share: number;
+  /** Its likely meaning, "not a known code", or how many values "other" holds. */
+  readonly note: string;
+  readonly kind: 'value' | 'unexpected' | 'other';
+}
+
+/** A field's values as the rows every client draws, "other" last. */
+export function breakdownRows(field: FieldBreakdown, number: (n: number) => string = String): BreakdownRow[] {
+  const rows: BreakdownRow[] = field.values.map((v) => ({
     label: v.label,
     count: v.count,
     share: v.share,
     note: valueNote(v),
+    kind: v.unexpected ? 'unexpected' : 'value',
   }));
   if (field.other) {
     const { distinct, count, share } = field.other;
-    rows.push({ label: 'other', count, share, note: `${number(distinct)} more values` });
+    const note = `${number(distinct)} more value${distinct === 1 ? '' : 's'}`;
+    rows.push({ label: 'other', count, share, note, kind: 'other' });
   }
+  return rows;
+}
+
+function fieldLines(field: FieldBreakdown, number: (n: number) => string): string[] {
+  const rows = breakdownRows(field, number);
   if (rows.length === 0) return [`${field.column}: no answered rows`];
   const labelWidth = Math.max(...rows.map((r) => r.label.length));
   const countWidth = Math.max(...rows.map((r) => number(r.count).length));

@@ -6,7 +6,7 @@
 // Each set is a list labelled by its heading, each item read as "VERIFIED 141 (49%) likely: the
 // mailbox exists"; the bars are aria-hidden (the numbers say it all). Every value came from the
 // service or the sheet, so everything is put in with textContent, never as markup.
-import { type OutcomeShare, percentText, valueNote } from '@enrich/core/universal';
+import { breakdownRows, type OutcomeShare, percentText } from '@enrich/core/universal';
 import type { RunBreakdown } from '../server/run/types.js';
 import { $, number, plural } from './dom.js';
 
@@ -93,16 +93,7 @@ export function renderBreakdown(breakdown: RunBreakdown | null): void {
       (breakdown.emptyRows > 0 ? `; ${plural(breakdown.emptyRows, 'empty row')} skipped.` : '.'),
   );
   breakdown.fields.forEach((field, i) => {
-    const bars: Bar[] = field.values.map((v) => ({
-      label: v.label,
-      count: v.count,
-      share: v.share,
-      note: valueNote(v),
-    }));
-    if (field.other) {
-      const { distinct, count, share } = field.other;
-      bars.push({ label: 'other', count, share, note: `${plural(distinct, 'more value')}` });
-    }
+    const bars: Bar[] = breakdownRows(field, number);
     const heading = field.countedAs === 'bands' ? `${field.column} (score bands)` : field.column;
     if (bars.length === 0) {
       box.append(element('h3', 'bars-heading', heading), element('p', 'gray', 'No answered rows.'));

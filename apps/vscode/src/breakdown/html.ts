@@ -10,11 +10,10 @@
 // why bar widths are classes of that style and not style attributes, which a nonce does not cover.
 import {
   type Breakdown,
-  type BreakdownValue,
+  breakdownRows,
   type FieldBreakdown,
   type OutcomeShare,
   percentText,
-  valueNote,
 } from '@enrich/core';
 import { esc } from '../html';
 
@@ -97,18 +96,7 @@ function outcomesSection(b: Breakdown, widths: Widths): string {
 }
 
 function barsOf(field: FieldBreakdown): Bar[] {
-  const bars: Bar[] = field.values.map((v: BreakdownValue) => ({
-    label: v.label,
-    count: v.count,
-    share: v.share,
-    note: valueNote(v),
-    kind: v.unexpected ? 'unexpected' : 'value',
-  }));
-  if (field.other) {
-    const { distinct, count, share } = field.other;
-    bars.push({ label: 'other', count, share, note: `${num(distinct)} more values`, kind: 'other' });
-  }
-  return bars;
+  return breakdownRows(field, num);
 }
 
 function fieldSection(field: FieldBreakdown, index: number, answered: number, widths: Widths): string {
