@@ -15,7 +15,7 @@ import {
   type OutcomeShare,
   percentText,
 } from '@enrich/core';
-import { esc } from '../html';
+import { esc, pageStart } from '../html';
 
 export interface BreakdownPage {
   /** "Email Verify: leads.csv". */
@@ -42,17 +42,7 @@ export function renderBreakdownPage(page: BreakdownPage, nonce: string): string 
       ? '<p class="none">This operation has no coded fields to count; the output file holds its answers.</p>'
       : b.fields.map((field, i) => fieldSection(field, i, b.answered, widths)).join('\n');
   const outcomes = outcomesSection(b, widths);
-  const csp = `default-src 'none'; style-src 'nonce-${nonce}';`;
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(page.title)}</title>
-<style nonce="${nonce}">${STYLE}${widths.css()}</style>
-</head>
-<body>
+  return `${pageStart(page.title, { nonce, style: `${STYLE}${widths.css()}` })}
 <h1>${esc(page.title)}</h1>
 <p class="summary">${esc(page.summary)}</p>
 ${outcomes}

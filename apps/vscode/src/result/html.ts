@@ -2,7 +2,7 @@
 // (default-src 'none') and runs only its own script and style, by nonce. Colours and fonts come from
 // VS Code's theme variables, so the page follows light, dark and high-contrast themes. Every action
 // is a real <button> (Tab reaches it, Enter and Space press it); empty fields fold into <details>.
-import { esc } from '../html';
+import { esc, pageStart } from '../html';
 import type { FieldView, GroupView, ResultModel } from './model';
 
 /** What the page's buttons ask of the extension. */
@@ -20,17 +20,7 @@ export const CALL_AGAIN_LABEL = 'Call again (spends 1 transaction)';
 
 export function renderPage(model: ResultModel, options: PageOptions): string {
   const { nonce } = options;
-  const csp = `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}';`;
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(model.title)}</title>
-<style nonce="${nonce}">${STYLE}</style>
-</head>
-<body>
+  return `${pageStart(model.title, { nonce, style: STYLE, script: true })}
 <header>
 <h1>${esc(model.title)}</h1>
 <p class="summary"><span class="words">${esc(model.words)}</span> · status ${esc(model.status)} · ${
