@@ -9,34 +9,27 @@
 //   the queue the service holds for us is estimated as limit x (1 - baseline / latency); below
 //   alpha the limit grows (doubling per round trip at first, as TCP's slow start; then by one), above
 //   beta it shrinks. 5xx and timeouts cut it by a tenth (AIMD), once per round trip.
-// - Rate: a gateway lets so many through per second and answers 429 past it. Latency says nothing
-//   there (a token bucket rejects, it does not queue), so a 429 is the signal, as in the AWS SDKs'
-//   adaptive retry mode: the rate is cut (to 0.7 of the rate sent the first time, 0.9 after), then
-//   grows back along TCP CUBIC's curve: fast while well under the rate that drew the 429, flat near
-//   it, and faster again past it, so that a raised limit is found. Requests are spaced 1/rate apart,
-//   so the run sits just under the bucket instead of bouncing off it.
+// - Rate: a gateway lets so many through per second and answers 429 past it; a 429 cuts the rate
+//   and CUBIC grows it back (rate-estimate.ts). Requests are spaced 1/rate apart, so the run sits
+//   just under the bucket instead of bouncing off it.
+// The shapes the controller takes and gives (options, state, reading) are in pace-state.ts.
 // A 429 while no request at all is being answered is not a pace but a refusal (the allowance is
 // used up): then every request waits as long as Retry-After says, as before there was a controller.
 // A number fixed by the user (--concurrency 8) turns all this off: the run keeps that many in flight,
 // and a 429 pauses every request, as it always has.
 import { EventWindow } from './event-window.js';
 import type { PaceChange } from './pace-changes.js';
+import type { AttemptSignal, PaceOptions, PaceReading, PaceState } from './pace-state.js';
+import { cutRate, grownRate } from './rate-estimate.js';
+
+export type { AttemptSignal, PaceOptions, PaceReading, PaceState };
 
 export const DEFAULT_MAX_CONCURRENCY = 64;
 /** Requests in flight when a run starts with nothing known. */
 export const INITIAL_CONCURRENCY = 8;
 
-/** The rate is cut to this share of the rate sent: the first 429 (found by doubling), then later ones. */
-const FIRST_CUT = 0.7;
-const CUT = 0.9;
-/** CUBIC's constant, relative to the rate that drew the 429: it is back there about 3 s after a 0.9 cut. */
-const CUBIC = 0.0037;
 /** A 429 without Retry-After pauses this long, when it pauses everything. */
 const DEFAULT_PAUSE_MS = 1000;
-/** The rate grows by at most this share per second. */
-const MAX_GROWTH_PER_SECOND = 0.1;
-/** The floor of the rate: one request every 10 s. */
-const MIN_RATE = 0.1;
 /** A shrinking limit never goes below one; 5xx and timeouts cut it by this share. */
 const FAILURE_CUT = 0.9;
 /** Answers and sends are counted over this window (or two baselines, if longer, up to the most). */
@@ -49,56 +42,6 @@ const ROUND_ANSWERS = 10;
 const MIN_ROUND_ANSWERS = 3;
 /** Latency within this share of the baseline is noise, not a queue. */
 const LATENCY_NOISE = 0.05;
-
-export interface PaceOptions {
-  /** A number of requests in flight fixed by the user: the controller changes nothing. */
-  readonly fixedConcurrency?: number | undefined;
-  /** The most in flight the controller may reach. */
-  readonly maxConcurrency?: number | undefined;
-  /** Requests per second never exceeded, whatever the service says. */
-  readonly maxRate?: number | undefined;
-  readonly initialConcurrency?: number | undefined;
-}
-
-/** What an attempt came to, for the pace: any answer but 429; a 429; a 5xx, network failure or timeout. */
-export type AttemptSignal = 'answered' | 'throttled' | 'failed';
-
-/** What the controller has learnt, as plain data: Apps Script carries it from one execution to the next. */
-export interface PaceState {
-  limit: number;
-  slowStart: boolean;
-  /** Starts per second, once a 429 showed a rate limit. */
-  rate: number | undefined;
-  /** The rate that last drew a 429 (CUBIC's W_max). */
-  rateMax: number;
-  /** Seconds CUBIC takes to climb back to rateMax after the last cut (its K). */
-  climbSeconds: number;
-  /** When the rate was last cut (ms). */
-  cutAt: number;
-  /** When the next request may start, spaced by the rate (ms). */
-  nextStartAt: number;
-  /** Round-trip latency, smoothed over a few rounds (ms). */
-  latency: number | undefined;
-  /** The lowest smoothed latency in this baseline period and the one before. */
-  baseline: number | undefined;
-  previousBaseline: number | undefined;
-  baselineSince: number;
-  change: PaceChange;
-  changedAt: number;
-}
-
-/** Where the pace stands, for progress lines and summaries. */
-export interface PaceReading {
-  /** Requests allowed in flight now, and in flight now. */
-  readonly concurrency: number;
-  readonly inFlight: number;
-  /** Requests per second allowed now, if the run is paced by a rate. */
-  readonly ratePerSecond: number | undefined;
-  /** Answers (other than 429) per second over the last second or so. */
-  readonly answersPerSecond: number;
-  readonly change: PaceChange;
-  readonly changedAt: number;
-}
 
 interface Round {
   startedAt: number;
@@ -359,33 +302,20 @@ export class Pace {
     if (now - this.lastThrottleAt < Math.max(100, 2 * this.throttleLatency)) return false;
     if (sent < MIN_ROUND_ANSWERS) return false;
     this.lastThrottleAt = now;
-    const seconds = Math.max(now - since, 100) / 1000;
-    const cut = s.rate === undefined ? FIRST_CUT : CUT;
-    const sending = Math.min(s.rate ?? Number.POSITIVE_INFINITY, sent / seconds);
-    s.rateMax = Math.max(MIN_RATE, Math.min(sending, letThrough / seconds));
-    s.rate = Math.max(MIN_RATE, s.rateMax * cut);
-    s.climbSeconds = Math.cbrt((1 - cut) / CUBIC);
-    s.cutAt = now;
-    s.nextStartAt = Math.max(s.nextStartAt, now);
+    cutRate(s, sent, letThrough, Math.max(now - since, 100) / 1000, now);
     this.changed('slower-throttled', now);
     return false;
   }
 
-  // CUBIC: W(t) = W_max (1 + C (t - K)^3), K the time it takes to climb back to W_max.
+  /** An answer lets the rate grow back (rate-estimate.ts), once a 429 has set one. */
   private growRate(now: number): void {
     const s = this.state;
     if (s.rate === undefined) return;
-    const t = (now - s.cutAt) / 1000;
-    const target = s.rateMax * (1 + CUBIC * (t - s.climbSeconds) ** 3);
-    // Never far beyond what is being sent: a rate nobody uses would let a burst through later. And
-    // never more than a tenth faster per second: a bucket's burst hides how far past its rate a
-    // client has gone, and CUBIC, left alone long enough, doubles in seconds (time between Apps
-    // Script executions does not count).
+    // Never far beyond what is being sent: a rate nobody uses would let a burst through later.
     const ceiling = Math.max(1, 1.5 * this.sendRate(now));
     const seconds = Math.min(1, Math.max(0, now - (this.grownAt ?? now)) / 1000);
     this.grownAt = now;
-    const steady = s.rate * (1 + MAX_GROWTH_PER_SECOND * seconds);
-    const next = Math.max(MIN_RATE, Math.min(target, ceiling, steady));
+    const next = grownRate(s, s.rate, now, ceiling, seconds);
     if (next > s.rate) {
       if (s.rate < s.rateMax && next >= s.rateMax) this.changed('faster', now);
       s.rate = next;
