@@ -15,91 +15,52 @@
 // A request sent whole that got no answer (the deadline passed, or the connection was lost while
 // waiting: core's `unanswered`) is not retried either: its row says it may have been paid and that a
 // rerun asks again, and the summary counts it (`unanswered`), as it does the abandoned ones.
+//
+// The Sender ties the parts, each in a file of its own: `turns.ts` (the queue of turns that admits
+// attempts by the pace and the pauses), `stops.ts` (the stop messages, and the rules by which an
+// answer stops the run), `abandonable.ts` (giving up on requests in flight), `pace-summary.ts`,
+// `sender-options.ts` (what a Sender is given and gives back).
 
 import { setMaxListeners } from 'node:events';
 import {
   type AttemptSignal,
   abortableSleep,
   buildRequest,
-  type CallError,
   type CleanInput,
   DEFAULT_MAX_CONCURRENCY,
   DEFAULT_MAX_RETRY_AFTER_MS,
   type HttpRequest,
   type HttpResponse,
   isPaid,
-  type Operation,
   type Outcome,
   Pace,
-  type PaceChange,
   type PaceReading,
   parseRetryAfter,
-  type RetryPolicy,
-  type Settings,
   type StopReason,
   sendWithRetry,
   type Transport,
 } from '@enrich/core';
 import pLimit from 'p-limit';
+import { Abandoned, abandonable } from './abandonable.js';
 import { AbortSet } from './abort-set.js';
+import type { SenderOptions, SendResult } from './sender-options.js';
+import {
+  ABANDONED,
+  ALLOWANCE_GONE,
+  budgetSpent,
+  INTERRUPTED,
+  Lessons,
+  waitTooLong,
+  withAskAgain,
+} from './stops.js';
+import { Turns } from './turns.js';
 
 export type { StopReason } from '@enrich/core';
-
-export type SendResult =
-  | {
-      readonly sent: true;
-      readonly outcome: Outcome;
-      readonly paid: boolean;
-      /** A paid answer: whether keep() made it durable. */
-      readonly kept: boolean;
-    }
-  | { readonly sent: false; readonly reason: string; readonly mayHaveBeenPaid?: boolean };
+export { type PaceSummary, paceSummary } from './pace-summary.js';
+export type { SenderOptions, SendResult } from './sender-options.js';
 
 /** Default cap on a Retry-After wait; a longer one stops the run. */
 export const MAX_RETRY_AFTER_MS = DEFAULT_MAX_RETRY_AFTER_MS;
-
-const ABANDONED = 'abandoned when the run was interrupted: the service may have been paid for it';
-
-/**
- * What the row of a request sent whole but never answered (core's `unanswered`: the deadline
- * passed, or the connection was lost while waiting) adds to core's "may have been paid" message:
- * how to ask again. It is not journaled (no answer arrived), so a rerun asks again, as for a
- * request abandoned at Ctrl-C.
- */
-export const ASK_AGAIN_UNANSWERED =
-  'A rerun asks for it again (one more transaction if the service billed this one); a longer timeout may help if the service is slow.';
-
-export interface SenderOptions {
-  readonly op: Operation;
-  readonly settings: Settings;
-  readonly transport: Transport;
-  readonly policy: RetryPolicy;
-  /** Requests in flight: a fixed number, or 'auto' for the pace the service allows. */
-  readonly concurrency: number | 'auto';
-  /** With 'auto': the most in flight (core's default, 64, if undefined). */
-  readonly maxConcurrency?: number | undefined;
-  /** Requests (attempts) per second never exceeded, or undefined for no such cap. */
-  readonly maxRate?: number | undefined;
-  readonly maxTransactions?: number | undefined;
-  readonly sleep: (ms: number) => Promise<void>;
-  readonly now: () => number;
-  readonly random?: () => number;
-  /** A 429 without Retry-After pauses the run this long. */
-  readonly defaultPauseMs?: number;
-  /** Consecutive requests that end in a server or network error before the run stops sending. */
-  readonly failureLimit?: number;
-  readonly onRetry?: (info: { delayMs: number; error: CallError }) => void;
-  /** Aborted when requests in flight are to be abandoned (also given to the transport, to close them). */
-  readonly abandonSignal?: AbortSignal;
-  /**
-   * Asked before each request: a reason not to send it (the journal can no longer keep answers),
-   * or undefined. Asked here, not only after the failing answer's row, so that no request starts in
-   * between.
-   */
-  readonly mayNotSend?: () => string | undefined;
-  /** Told of each paid answer as it is counted in `spent` (the spend ledger's recorder). */
-  readonly onPaid?: ((count: number) => void) | undefined;
-}
 
 /** Where one request stands: how many attempts left, and whether one was abandoned on the wire. */
 interface WireState {
@@ -118,7 +79,6 @@ interface Keeping {
 }
 
 class NotSent extends Error {}
-class Abandoned extends Error {}
 
 export class Sender {
   /** Paid answers received: the transactions this run spent. */
@@ -144,18 +104,14 @@ export class Sender {
   private stopMessage = '';
   private readonly wakeUp = new AbortController();
   private inFlight = 0;
-  private pausedUntil = 0;
-  /** Attempts waiting for their turn to go on the wire, in order, and the loop that lets them go. */
-  private readonly turns: (() => void)[] = [];
-  private turnsRunning = false;
-  /** Wakes the turn loop early: an attempt ended (a place may be free), or the run stopped. */
-  private nudgeTurns: (() => void) | undefined;
+  /** The queue of turns each attempt waits in: a place in flight, the rate, a 429 pause. */
+  private readonly turns: Turns;
+  /** What the answers say about going on: when to stop. */
+  private readonly lessons: Lessons;
   private firstSentAt: number | undefined;
   private lastEndedAt = 0;
   /** Attempts answered with anything but 429 (for the pace reached). */
   private answered = 0;
-  private lastAnswerAt = Number.NEGATIVE_INFINITY;
-  private failuresInARow = 0;
   private readonly limit: ReturnType<typeof pLimit>;
 
   private readonly abandon: AbortSet;
@@ -166,6 +122,8 @@ export class Sender {
       { fixedConcurrency: fixed, maxConcurrency: options.maxConcurrency, maxRate: options.maxRate },
       options.now(),
     );
+    this.turns = new Turns(this.pace, options);
+    this.lessons = new Lessons(options, (reason, message) => this.stop(reason, message));
     // A request holds its place here through its retries' waits; the pace counts those on the wire.
     this.limit = pLimit(fixed ?? this.maxInFlight);
     this.abandon = new AbortSet(options.abandonSignal);
@@ -195,7 +153,7 @@ export class Sender {
   private gate(state: WireState): Transport {
     const { options } = this;
     return async (request: HttpRequest) => {
-      await this.waitTurn(state.wireAttempts > 0);
+      await this.turns.wait(state.wireAttempts > 0);
       const sentAt = options.now();
       // The run stopped sending while this request waited its turn: it never leaves. (A retry of
       // one already sent goes, unless interrupted: core asked isCancelled before it.)
@@ -224,9 +182,7 @@ export class Sender {
         this.pauseFor(retryAfterMs, everyone);
         // Refused everything, pause after pause, as many times as a request may be tried: the
         // allowance is used up, not busy.
-        if (this.pace.refusedInARow >= options.policy.maxAttempts) {
-          this.stop('allowance', 'not sent: the transaction allowance is used up (429); run again later');
-        }
+        if (this.pace.refusedInARow >= options.policy.maxAttempts) this.stop('allowance', ALLOWANCE_GONE);
       } else {
         this.answered++;
         this.attemptEnded(sentAt, response.status >= 500 ? 'failed' : 'answered');
@@ -240,7 +196,7 @@ export class Sender {
     const now = this.options.now();
     this.lastEndedAt = now;
     const everyone = this.pace.ended(sentAt, now, signal, retryAfterMs);
-    this.nudgeTurns?.();
+    this.turns.nudge();
     return everyone;
   }
 
@@ -252,13 +208,10 @@ export class Sender {
     const pause = retryAfterMs ?? defaultPauseMs ?? 1000;
     if (pause > maxRetryAfterMs) {
       this.resumeAt = Math.max(this.resumeAt ?? 0, now() + pause);
-      this.stop(
-        'allowance',
-        `not sent: the service asked to wait ${waitText(pause)} (Retry-After), longer than the ${waitText(maxRetryAfterMs)} this run waits; run again after ${new Date(this.resumeAt).toISOString()}`,
-      );
+      this.stop('allowance', waitTooLong(pause, maxRetryAfterMs, this.resumeAt));
       return;
     }
-    if (everyone) this.pausedUntil = Math.max(this.pausedUntil, now() + pause);
+    if (everyone) this.turns.pauseUntil(now() + pause);
   }
 
   /**
@@ -280,7 +233,7 @@ export class Sender {
 
   /** Stops sending (Ctrl-C): queued requests come back "not sent", retries and waits end at once. */
   cancel(): void {
-    this.stop('interrupted', 'not sent: the run was interrupted');
+    this.stop('interrupted', INTERRUPTED);
     this.wakeUp.abort();
   }
 
@@ -304,10 +257,7 @@ export class Sender {
     // The budget counts requests in flight too, so that it can never be overspent, and those that
     // may have been paid (sent whole, never answered).
     if (maxTransactions !== undefined && this.spent + this.unanswered + this.inFlight >= maxTransactions) {
-      this.stop(
-        'budget',
-        `not sent: the transaction budget (--max-transactions ${maxTransactions}) is spent`,
-      );
+      this.stop('budget', budgetSpent(maxTransactions));
       return { sent: false, reason: this.stopMessage };
     }
     const built = buildRequest(op, input, this.options.settings);
@@ -349,118 +299,16 @@ export class Sender {
       this.spent++;
       this.options.onPaid?.(1);
     }
-    this.learn(outcome, paid, state.firstSentAt);
+    this.lessons.learn(outcome, paid, state.firstSentAt);
     const keeping = paid && keep ? keep(outcome) : Promise.resolve(paid);
     return { sent: true, outcome, paid, keeping };
-  }
-
-  // What one answer says about the requests still to send.
-  private learn(outcome: Outcome, paid: boolean, firstSentAt: number): void {
-    if (paid) {
-      this.lastAnswerAt = this.options.now();
-      this.failuresInARow = 0;
-      return;
-    }
-    if (outcome.kind !== 'error') return;
-    switch (outcome.error.code) {
-      case 'unauthorized':
-        this.stop('auth', 'not sent: the API key was refused (401)');
-        break;
-      case 'redirect':
-        // Every request would be redirected the same way; a wrong base URL, most likely.
-        this.stop('service', `not sent: ${outcome.error.message}`);
-        break;
-      case 'allowance':
-        // A 429 that outlasted every retry while no other request got an answer: the allowance
-        // is gone, not busy. (If others were answered meanwhile, only this row is marked.)
-        if (this.lastAnswerAt < firstSentAt) {
-          this.stop('allowance', 'not sent: the transaction allowance is used up (429); run again later');
-        }
-        break;
-      case 'server':
-      case 'network':
-      case 'unanswered':
-      case 'unexpected-status': {
-        this.failuresInARow++;
-        const limit = this.options.failureLimit ?? 20;
-        if (this.failuresInARow >= limit) {
-          this.stop('service', `not sent: the service failed ${limit} requests in a row; run again later`);
-        }
-        break;
-      }
-      default:
-        break;
-    }
   }
 
   private stop(reason: StopReason, message: string): void {
     if (this.stopReason) return;
     this.stopReason = reason;
     this.stopMessage = message;
-    this.nudgeTurns?.();
-  }
-
-  // An attempt's turn: at once when nothing waits and the pace allows (the common case, and the only
-  // one with a fixed number and no rate), else in order behind the others. The pace is told at the
-  // moment the turn is given, so that the next one is judged with this one counted.
-  // A retry goes before requests not yet sent: finishing what was started first, as TCP resends
-  // before it sends anything new (and a run whose allowance is gone finds it out in a few attempts).
-  private waitTurn(retry: boolean): Promise<void> {
-    if (this.turns.length === 0 && this.mayGoAt(this.options.now()) === 0) {
-      this.pace.sent(this.options.now());
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve) => {
-      if (retry) this.turns.unshift(resolve);
-      else this.turns.push(resolve);
-      void this.giveTurns();
-    });
-  }
-
-  /** 0 when an attempt may go now; else how long until it may (Infinity: until a place is free). */
-  private mayGoAt(now: number): number {
-    const at = Math.max(this.pausedUntil, this.pace.readyAt(now));
-    if (at > now) return at - now;
-    return this.pace.hasRoom() ? 0 : Number.POSITIVE_INFINITY;
-  }
-
-  private async giveTurns(): Promise<void> {
-    if (this.turnsRunning) return;
-    this.turnsRunning = true;
-    try {
-      while (this.turns.length > 0) {
-        if (this.stopReason) {
-          // The run stopped sending: every waiting attempt is let go, to find it so and send nothing.
-          for (const go of this.turns.splice(0)) go();
-          break;
-        }
-        const now = this.options.now();
-        const wait = this.mayGoAt(now);
-        if (wait > 0) await this.turnWait(wait);
-        else {
-          this.pace.sent(now);
-          this.turns.shift()?.();
-        }
-      }
-    } finally {
-      this.turnsRunning = false;
-    }
-  }
-
-  // The turn loop's wait: `ms` (Infinity: until an attempt ends), cut short by a nudge. A timer of
-  // its own, cleared when nudged, so that a long spacing never holds the process after the run.
-  private turnWait(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = ms === Number.POSITIVE_INFINITY ? undefined : setTimeout(done, ms);
-      function done(this: void) {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.nudgeTurns = () => {
-        this.nudgeTurns = undefined;
-        done();
-      };
-    });
+    this.turns.stop();
   }
 
   /** The caller's sleep, cut short by cancel(): no wait outlasts Ctrl-C. */
@@ -469,66 +317,6 @@ export class Sender {
   }
 }
 
-/** The transport's answer, or a rejection as soon as the run abandons requests in flight. */
-function abandonable<T>(answer: Promise<T>, abandon: AbortSet): Promise<T> {
-  if (abandon.signal === undefined) return answer;
-  if (abandon.aborted) return Promise.reject(new Abandoned('abandoned: the run was interrupted'));
-  return new Promise<T>((resolve, reject) => {
-    const forget = abandon.add(() => reject(new Abandoned('abandoned: the run was interrupted')));
-    answer.then(
-      (value) => {
-        forget();
-        resolve(value);
-      },
-      (error: unknown) => {
-        forget();
-        reject(error);
-      },
-    );
-  });
-}
-
-function waitText(ms: number): string {
-  const s = Math.round(ms / 1000);
-  if (s < 120) return `${s} s`;
-  if (s < 7200) return `${Math.round(s / 60)} min`;
-  return `${(s / 3600).toFixed(1)} h`;
-}
-
-/** An `unanswered` error with how to ask again; any other outcome as it is. */
-function withAskAgain(outcome: Outcome): Outcome {
-  if (outcome.kind !== 'error' || outcome.error.code !== 'unanswered') return outcome;
-  return {
-    kind: 'error',
-    error: { ...outcome.error, message: `${outcome.error.message} ${ASK_AGAIN_UNANSWERED}` },
-  };
-}
-
 function configError(message: string): Outcome {
   return { kind: 'error', error: { code: 'config', message } };
-}
-
-/** The pace a run reached, for its summary. */
-export interface PaceSummary {
-  /** Answers (other than 429) per second, from the first request to the last answer. */
-  readonly answersPerSecond: number;
-  /** 'auto' when the controller found the pace, else the number the user fixed. */
-  readonly mode: 'auto' | 'fixed';
-  /** Where it stood at the end: the limit in flight and the rate (if paced by one). */
-  readonly concurrency: number;
-  readonly ratePerSecond: number | undefined;
-  /** Why it last changed (core's PACE_CHANGES). */
-  readonly change: PaceChange;
-}
-
-export function paceSummary(sender: Sender): PaceSummary {
-  const reading = sender.reading();
-  return {
-    answersPerSecond: Math.round(sender.answersPerSecond * 10) / 10,
-    mode: sender.pace.isFixed ? 'fixed' : 'auto',
-    concurrency: reading.concurrency,
-    ratePerSecond:
-      reading.ratePerSecond === undefined ? undefined : Math.round(reading.ratePerSecond * 10) / 10,
-    change: reading.change,
-  };
 }
