@@ -31,7 +31,7 @@ for (const op of ['phone-lookup', 'email-verify']) {
 const here = process.env.INIT_CWD ?? process.cwd();
 const near = relative(here, resolve(root, outDir));
 const shownOut = near.startsWith('..') || isAbsolute(near) ? resolve(root, outDir) : near || '.';
-say(`Enriched CSVs are in ${shownOut}/ (git-ignored).`);
+say(`Enriched CSVs are in ${shownOut}/${process.env.ENRICH_DEMO_OUT ? '' : ' (git-ignored)'}.`);
 say(demoSpendText(io.env));
 say(
   `Run it again and every answer comes from the answer cache: 0 transactions. rm -rf ${shownOut} to start afresh.`,
