@@ -22,6 +22,7 @@ export {
 } from './files.js';
 export { createHttpTransport } from './http-transport.js';
 export {
+  ClientLedger,
   LEDGER_ENV,
   LedgerFile,
   ledgerPath,

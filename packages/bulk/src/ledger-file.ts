@@ -190,6 +190,44 @@ export class SpendRecorder {
   }
 }
 
+/**
+ * One client's side of a ledger (the CLI, the MCP server, VS Code): its recorders carry its name
+ * and the service's origin, and a failure to write goes to `failed` (each recorder tells its first
+ * one), for the client to say as it says things; the ledger is a record of spending, not the
+ * spending, so the call or run goes on.
+ */
+export class ClientLedger {
+  constructor(
+    readonly file: LedgerFile,
+    private readonly client: LedgerClient,
+    private readonly failed: (error: Error) => void,
+  ) {}
+
+  /** A recorder of one run (or call); close() it when it ends. */
+  recorder(
+    op: Operation,
+    bases: Bases,
+    which: { readonly file?: string; readonly run?: string } = {},
+  ): SpendRecorder {
+    return new SpendRecorder({
+      ledger: this.file,
+      operation: op.id,
+      origin: spendOrigin(op, bases),
+      client: this.client,
+      ...(which.file === undefined ? {} : { file: which.file }),
+      ...(which.run === undefined ? {} : { run: which.run }),
+      onError: this.failed,
+    });
+  }
+
+  /** Records one paid call, a line of its own (`run`: the call's id, random by default). */
+  recordOne(op: Operation, bases: Bases, run?: string): void {
+    const recorder = this.recorder(op, bases, run === undefined ? {} : { run });
+    recorder.add(1);
+    recorder.close();
+  }
+}
+
 // biome-ignore lint/suspicious/noControlCharactersInRegex: replacing control characters is the point
 const CONTROLS = /[\u0000-\u001f\u007f]/g;
 

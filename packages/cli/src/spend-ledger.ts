@@ -3,7 +3,7 @@
 // a file, the input's base name. The ledger is a record, not the spending: one that cannot be
 // written is said once on stderr, and the command carries on.
 import { homedir } from 'node:os';
-import { type Bases, LedgerFile, ledgerPath, SpendRecorder, spendOrigin } from '@enrich/bulk';
+import { type Bases, ClientLedger, LedgerFile, ledgerPath, type SpendRecorder } from '@enrich/bulk';
 import type { Operation } from '@enrich/core';
 
 export interface LedgerIo {
@@ -19,28 +19,23 @@ export function cliLedger(io: Pick<LedgerIo, 'env'>): LedgerFile {
 // Paths already warned about in this process: a demo's two runs say it once.
 const warned = new Set<string>();
 
-/** A recorder of one command's paid transactions; close() it when the command ends. */
-export function spendRecorder(io: LedgerIo, op: Operation, bases: Bases, file?: string): SpendRecorder {
-  const ledger = cliLedger(io);
-  return new SpendRecorder({
-    ledger,
-    operation: op.id,
-    origin: spendOrigin(op, bases),
-    client: 'cli',
-    ...(file === undefined ? {} : { file }),
-    onError: (error) => {
-      if (warned.has(ledger.path)) return;
-      warned.add(ledger.path);
-      io.stderr.write(
-        `Warning: the spend ledger ${ledger.path} could not be written (${error.message}); what was spent is not recorded there (the answer cache keeps every answer). Set ENRICH_LEDGER to another file to keep the record.\n`,
-      );
-    },
+function clientLedger(io: LedgerIo): ClientLedger {
+  const file = cliLedger(io);
+  return new ClientLedger(file, 'cli', (error) => {
+    if (warned.has(file.path)) return;
+    warned.add(file.path);
+    io.stderr.write(
+      `Warning: the spend ledger ${file.path} could not be written (${error.message}); what was spent is not recorded there (the answer cache keeps every answer). Set ENRICH_LEDGER to another file to keep the record.\n`,
+    );
   });
 }
 
-/** Records `count` paid transactions of one call at once. */
-export function recordSpend(io: LedgerIo, op: Operation, bases: Bases, count = 1): void {
-  const recorder = spendRecorder(io, op, bases);
-  recorder.add(count);
-  recorder.close();
+/** A recorder of one command's paid transactions; close() it when the command ends. */
+export function spendRecorder(io: LedgerIo, op: Operation, bases: Bases, file?: string): SpendRecorder {
+  return clientLedger(io).recorder(op, bases, file === undefined ? {} : { file });
+}
+
+/** Records one paid call. */
+export function recordSpend(io: LedgerIo, op: Operation, bases: Bases): void {
+  clientLedger(io).recordOne(op, bases);
 }

@@ -11,7 +11,7 @@
 // The ledger is a record of spending, not the spending: a file that cannot be written is said once
 // in the log and a warning, and the call or run goes on.
 import { join } from 'node:path';
-import { type Bases, LedgerFile, SpendRecorder, spendOrigin } from '@enrich/bulk';
+import { type Bases, ClientLedger, LedgerFile, type SpendRecorder } from '@enrich/bulk';
 import type { LedgerEntry, LedgerRead, Operation } from '@enrich/core';
 import * as vscode from 'vscode';
 import type { Log } from '../log';
@@ -37,6 +37,7 @@ export class SpendLedger implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
   readonly file: LedgerFile;
+  private readonly ledger: ClientLedger;
   private warned = false;
 
   constructor(
@@ -44,55 +45,37 @@ export class SpendLedger implements vscode.Disposable {
     private readonly log: Log,
   ) {
     this.file = new WatchedLedger(join(storage.fsPath, LEDGER_FILE), () => this.changed.fire());
+    this.ledger = new ClientLedger(this.file, 'vscode', (error) => this.failed(error));
   }
 
   /** One paid call: a line of its own, its run the History entry's id. */
   recordCall(op: Operation, bases: Bases, entryId: string): void {
-    try {
-      this.file.append({
-        v: 1,
-        at: new Date().toISOString(),
-        operation: op.id,
-        origin: spendOrigin(op, bases),
-        client: 'vscode',
-        run: entryId,
-        count: 1,
-      });
-    } catch (error) {
-      this.failed(error);
-    }
+    this.ledger.recordOne(op, bases, entryId);
   }
 
   /** Counts an Enrich File run's paid answers (the engine's onPaid), a line every 2 s and at close(). */
   recorder(op: Operation, bases: Bases, inPath: string): SpendRecorder {
-    return new SpendRecorder({
-      ledger: this.file,
-      operation: op.id,
-      origin: spendOrigin(op, bases),
-      client: 'vscode',
-      // Only its base name is written.
-      file: inPath,
-      onError: (error) => this.failed(error),
-    });
+    // Only its base name is written.
+    return this.ledger.recorder(op, bases, { file: inPath });
   }
 
-  /** What the ledger holds; a file that cannot be read reads as empty, and is said once. */
+  /** What the ledger holds; a file that cannot be read reads as empty, and is said. */
   read(): LedgerRead {
     try {
       return this.file.read();
     } catch (error) {
-      this.failed(error);
+      this.failed(error as Error);
       return { entries: [], skipped: 0 };
     }
   }
 
-  private failed(error: unknown): void {
-    const message = `Spend ledger ${this.file.path}: ${(error as Error).message}`;
+  private failed(error: Error): void {
+    const message = `Spend ledger ${this.file.path}: ${error.message}`;
     this.log.warn(message);
     if (this.warned) return;
     this.warned = true;
     void vscode.window.showWarningMessage(
-      `Enrichment could not use its spend ledger (${(error as Error).message}). Calls and runs go on; the Spend view may miss them.`,
+      `Enrichment could not use its spend ledger (${error.message}). Calls and runs go on; the Spend view may miss them.`,
     );
   }
 
