@@ -122,7 +122,7 @@ export function inputSummary(input: CleanInput, maxLength = 48): string {
   return text.length > maxLength ? `${text.slice(0, maxLength - 1)}…` : text;
 }
 
-// Entries written by an older version, or edited by hand, are skipped rather than trusted.
+// Stored state is read, not trusted: an entry of another shape is skipped.
 function isEntry(value: unknown): value is HistoryEntry {
   if (value === null || typeof value !== 'object') return false;
   const entry = value as Partial<HistoryEntry>;

@@ -46,8 +46,6 @@ export { parseLine, type SaveReport } from './journal-file.js';
 export interface AnswerStoreOptions {
   readonly path: string;
   readonly namespace: string;
-  /** Namespaces whose answers are read as this one's (the spellings of earlier versions). */
-  readonly alsoReads?: readonly string[];
   /** Answers older than this are ignored; Infinity keeps them forever. */
   readonly maxAgeMs: number;
   /** Dry runs only read: no lock, no file created. */
@@ -65,7 +63,6 @@ export interface AnswerStoreOptions {
 
 export class AnswerStore {
   readonly path: string;
-  private readonly namespaces: Set<string>;
   private readonly namespace: string;
   private readonly now: () => number;
   private readonly scrub: (text: string) => string;
@@ -93,7 +90,6 @@ export class AnswerStore {
   private constructor(options: AnswerStoreOptions) {
     this.path = options.path;
     this.namespace = options.namespace;
-    this.namespaces = new Set([options.namespace, ...(options.alsoReads ?? [])]);
     this.now = options.now ?? Date.now;
     this.scrub = options.scrub ?? ((text) => text);
     this.rescuePath = rescuePathFor(options.path, options.rescueDir ?? tmpdir());
@@ -306,7 +302,7 @@ export class AnswerStore {
       this.unreadableLines++;
       return;
     }
-    if (!this.namespaces.has(line.ns) || line.at < oldest) return;
+    if (line.ns !== this.namespace || line.at < oldest) return;
     this.index.set(line.key, offset);
   }
 
@@ -322,7 +318,7 @@ export class AnswerStore {
     const fresh: string[] = [];
     for (const raw of lines) {
       const line = parseLine(raw);
-      if (!line || !this.namespaces.has(line.ns) || line.at < oldest) continue;
+      if (!line || line.ns !== this.namespace || line.at < oldest) continue;
       this.rescued.set(line.key, line.outcome);
       fresh.push(raw);
     }

@@ -25,8 +25,6 @@ export interface BulkOptions {
   readonly windowRows?: number;
   /** Answers kept in memory; the rest are read back from the cache file. */
   readonly memoryAnswers?: number;
-  /** Namespaces of earlier versions whose answers are this service's too. */
-  readonly alsoReads?: readonly string[];
   /** How long requests in flight may still answer after the signal (then they are abandoned). */
   readonly graceMs?: number;
   /** Aborted to abandon requests in flight; give the transport its signal too, to close them. */

@@ -82,8 +82,6 @@ export function readHolder(lockPath: string): LockHolder | undefined {
   } catch {
     return undefined;
   }
-  // Locks of earlier versions hold only the pid.
-  if (/^\d+$/.test(text.trim())) return { pid: Number(text.trim()), start: undefined };
   try {
     const parsed = JSON.parse(text) as { pid?: unknown; start?: unknown };
     if (!parsed || typeof parsed !== 'object' || !Number.isInteger(parsed.pid)) return undefined;

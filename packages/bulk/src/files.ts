@@ -2,7 +2,7 @@
 // so that the CLI and the extension write the same output beside the input and share one answer
 // cache (nothing bought twice because another client asked).
 import { basename, dirname, extname, join } from 'node:path';
-import { type Operation, operationUrl } from '@enrich/core';
+import type { Operation } from '@enrich/core';
 
 /** The answer cache's file name, beside the output unless the user names another. */
 export const CACHE_FILE = '.enrich-cache.jsonl';
@@ -36,13 +36,6 @@ export interface Bases {
 export function cacheNamespace(op: Operation, where: Bases): string {
   if (where.sandbox) return SANDBOX_NAMESPACE;
   return normaliseBase(op.version === 'v3' ? where.baseUrlV3 : where.baseUrl);
-}
-
-/** The namespaces earlier versions wrote for the same service (the operation's URL as typed). */
-export function legacyNamespaces(op: Operation, where: Bases): string[] {
-  if (where.sandbox) return [];
-  const url = operationUrl(op, where);
-  return url.ok ? [url.url] : [];
 }
 
 export function normaliseBase(base: string): string {

@@ -18,7 +18,6 @@ export {
   cacheNamespace,
   defaultCachePath,
   defaultOutputPath,
-  legacyNamespaces,
 } from './files.js';
 export { createHttpTransport } from './http-transport.js';
 export {

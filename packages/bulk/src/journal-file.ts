@@ -35,7 +35,12 @@ function isOutcome(value: unknown): value is Outcome {
   if (!isObject(value) || typeof value.kind !== 'string' || !OUTCOME_KINDS.has(value.kind)) return false;
   switch (value.kind) {
     case 'record':
-      return isObject(value.record);
+      return (
+        isObject(value.record) &&
+        isObject(value.extra) &&
+        Array.isArray(value.mismatches) &&
+        typeof value.raw === 'string'
+      );
     case 'error':
       return isObject(value.error) && typeof value.error.message === 'string';
     case 'unreadable':

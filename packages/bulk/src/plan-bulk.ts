@@ -16,7 +16,6 @@ export interface PlanOptions {
   readonly inPath: string;
   readonly cachePath: string;
   readonly namespace: string;
-  readonly alsoReads?: readonly string[];
   readonly maxAgeMs: number;
   readonly overrides: Readonly<Record<string, string>>;
   readonly maxTransactions?: number | undefined;
@@ -68,7 +67,6 @@ export async function planBulk(options: PlanOptions): Promise<BulkPlan> {
   const store = AnswerStore.open({
     path: options.cachePath,
     namespace: options.namespace,
-    ...(options.alsoReads ? { alsoReads: options.alsoReads } : {}),
     maxAgeMs: options.maxAgeMs,
     readOnly: true,
     now: options.now,

@@ -59,7 +59,7 @@ function cell(value: LeafValue | undefined): string {
   return neutralise(value);
 }
 
-/** Whether a stored outcome is a paid answer that could not be read (also as an earlier version stored it). */
+/** Whether a stored outcome is a paid answer that could not be read. */
 export function isUnreadable(outcome: Outcome): boolean {
   return rowKindOf(outcome) === 'unreadable';
 }
@@ -72,8 +72,7 @@ export function resultOf(op: Operation, outcome: Outcome, columns: readonly stri
   const blank = columns.map(() => '');
   switch (outcome.kind) {
     case 'record': {
-      // Answers journaled by earlier versions have neither extra nor mismatches.
-      const extra = outcome.extra ?? {};
+      const { extra } = outcome;
       const documented = flattenRecord(op, outcome.record as OutputRecord, columns);
       const cells = columns.map((column, i) =>
         column in extra && !isDocumented(op, column) ? cell(extra[column]) : cell(documented[i]),

@@ -76,7 +76,6 @@ async function openFiles(
       maxAgeMs: options.maxAgeMs,
       now: options.sender.now,
       syncIntervalMs: JOURNAL_SYNC_INTERVAL_MS,
-      ...(options.alsoReads ? { alsoReads: options.alsoReads } : {}),
       ...(options.scrub ? { scrub: options.scrub } : {}),
       ...(options.rescueDir ? { rescueDir: options.rescueDir } : {}),
     });

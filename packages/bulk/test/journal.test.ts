@@ -14,6 +14,7 @@ import { phone, sandboxRun } from './sandbox-run.js';
 const at = useSandbox();
 
 const record = { kind: 'no-match', status: 204 } as const;
+const fullRecord = { kind: 'record', status: 200, record: {}, extra: {}, mismatches: [], raw: '{}' } as const;
 const line = (key: string, ns = 'test') =>
   JSON.stringify({ v: 1, ns, key, at: Date.now(), outcome: { kind: 'no-match', status: 204 } });
 
@@ -31,6 +32,15 @@ describe('reading the journal', () => {
         '{"v":1}',
         JSON.stringify({ v: 1, ns: 'test', key: 'k', at: 1, outcome: null }),
         JSON.stringify({ v: 1, ns: 'test', key: 'k', at: 1, outcome: { kind: 'record', record: null } }),
+        // A record without the fields every record has (extra, mismatches, raw): not ours.
+        JSON.stringify({
+          v: 1,
+          ns: 'test',
+          key: 'k',
+          at: 1,
+          outcome: { kind: 'record', status: 200, record: {} },
+        }),
+        JSON.stringify({ v: 1, ns: 'test', key: 'full', at: 1, outcome: fullRecord }),
         'not json at all',
         '\u0000\u0001binary',
         line('good-2'),
@@ -40,9 +50,10 @@ describe('reading the journal', () => {
     );
     const store = AnswerStore.open({ path, namespace: 'test', maxAgeMs: Number.POSITIVE_INFINITY });
     try {
-      expect(store.unreadableLines).toBe(9);
-      expect(store.count).toBe(2);
+      expect(store.unreadableLines).toBe(10);
+      expect(store.count).toBe(3);
       expect(store.get('good-1')).toEqual(record);
+      expect(store.get('full')).toEqual(fullRecord);
       expect(store.get('other-service')).toBeUndefined();
     } finally {
       store.close();

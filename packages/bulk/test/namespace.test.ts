@@ -1,11 +1,11 @@
 // Whose answers the cache holds (files.ts): the namespace is the normalised origin of the base the
-// operation uses, so that every spelling of one service shares its answers, and the journals of
-// earlier versions (filed under the operation's URL) are read as this service's.
+// operation uses, so that every spelling of one service shares its answers, and another service's
+// answers are never taken for its own.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getOperation } from '@enrich/core';
 import { describe, expect, it } from 'vitest';
-import { CACHE_FILE, cacheNamespace, legacyNamespaces, normaliseBase } from '../src/files.js';
+import { CACHE_FILE, cacheNamespace, normaliseBase } from '../src/files.js';
 import { runBulk } from '../src/run-bulk.js';
 import { useSandbox, writeCsv } from './fixtures.js';
 import { op, phone, sandboxRun } from './sandbox-run.js';
@@ -21,20 +21,19 @@ describe('the cache namespace', () => {
     const lookup = getOperation('phone-lookup');
     const a = { baseUrl: 'https://x.io', baseUrlV3: 'https://V3.Example.com:443/', sandbox: false };
     expect(cacheNamespace(lookup, a)).toBe('https://v3.example.com');
-    expect(legacyNamespaces(lookup, a)).toEqual(['https://V3.Example.com:443/v3/lookup/phone']);
   });
 
-  it('answers journaled under another spelling of the same base, or by an earlier version, are reused', async () => {
+  it("answers journaled under another spelling of the same base are reused; another service's are not", async () => {
     const { dir, server } = at;
     writeCsv(join(dir, 'in.csv'), [['phone'], [phone(1)], [phone(2)]]);
     const base = server.url;
-    // A run against the sandbox as a real service at baseUrlV3, its namespaces as every client names them.
+    // A run against the sandbox as a real service at baseUrlV3, its namespace as every client names it.
     const runAt = (baseUrlV3: string) => {
       const bases = { baseUrl: base, baseUrlV3, sandbox: false };
       const options = sandboxRun(
         server,
         { inPath: join(dir, 'in.csv'), outPath: join(dir, 'out.csv') },
-        { namespace: cacheNamespace(op, bases), alsoReads: legacyNamespaces(op, bases) },
+        { namespace: cacheNamespace(op, bases) },
       );
       return runBulk({
         ...options,
@@ -45,15 +44,15 @@ describe('the cache namespace', () => {
     expect(first).toMatchObject({ transactions: 2 });
     const again = await runAt(base);
     expect(again).toMatchObject({ fromCache: 2, transactions: 0 });
-    // A journal written by the previous version, filed under the operation's URL.
+    // The same journal filed under another service (as a run against a second provider writes it).
     const cache = join(dir, CACHE_FILE);
-    const old = readFileSync(cache, 'utf8')
+    const other = readFileSync(cache, 'utf8')
       .split('\n')
       .filter(Boolean)
-      .map((l) => JSON.stringify({ ...JSON.parse(l), ns: `${base}/v3/lookup/phone` }));
-    writeFileSync(cache, `${old.join('\n')}\n`);
-    const legacy = await runAt(base);
-    expect(legacy).toMatchObject({ fromCache: 2, transactions: 0 });
-    expect(server.sandbox.transactions()).toBe(2);
+      .map((l) => JSON.stringify({ ...JSON.parse(l), ns: 'https://other.example.com' }));
+    writeFileSync(cache, `${other.join('\n')}\n`);
+    const elsewhere = await runAt(base);
+    expect(elsewhere).toMatchObject({ fromCache: 0, transactions: 2 });
+    expect(server.sandbox.transactions()).toBe(4);
   });
 });

@@ -1,6 +1,6 @@
 // Where requests go and with which key: flags, then environment variables, then core's defaults;
 // or, with --sandbox, the embedded sandbox started in this process.
-import { type Bases, cacheNamespace, legacyNamespaces } from '@enrich/bulk';
+import { type Bases, cacheNamespace } from '@enrich/bulk';
 import {
   API_KEY_ENV,
   BASE_URL_ENV,
@@ -48,16 +48,11 @@ export function endpoints(flags: ConnectionFlags, env: ConnectIo['env']): Bases 
 }
 
 /**
- * Whose answers a command's answer cache holds (and the namespaces earlier versions wrote for the
- * same service): named by @enrich/bulk, as for the VS Code extension, so that both share one cache.
+ * Whose answers a command's answer cache holds: named by @enrich/bulk, as for the VS Code extension
+ * and the MCP server, so that all share one cache.
  */
-export function cacheNamespaces(
-  op: Operation,
-  flags: ConnectionFlags,
-  env: ConnectIo['env'],
-): { readonly namespace: string; readonly alsoReads: readonly string[] } {
-  const where = endpoints(flags, env);
-  return { namespace: cacheNamespace(op, where), alsoReads: legacyNamespaces(op, where) };
+export function answerNamespace(op: Operation, flags: ConnectionFlags, env: ConnectIo['env']): string {
+  return cacheNamespace(op, endpoints(flags, env));
 }
 
 export async function connect(flags: ConnectionFlags, io: ConnectIo): Promise<Connection> {

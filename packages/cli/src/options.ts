@@ -31,11 +31,11 @@ export function parseTimeout(text: string, flag = '--timeout', maxSeconds = 3600
 }
 
 /** "10", "10/s", "600/m": requests per second. */
-export function parseRate(text: string, flag = '--max-rate'): number {
+export function parseRate(text: string): number {
   const match = /^(\d+(?:\.\d+)?)\s*(?:\/\s*(s|sec|second|m|min|minute))?$/.exec(text.trim().toLowerCase());
   const value = match ? Number(match[1]) : Number.NaN;
   if (!match || !(value > 0))
-    throw usage(`${flag} takes requests per second such as 10/s or 600/m; got "${text}"`);
+    throw usage(`--max-rate takes requests per second such as 10/s or 600/m; got "${text}"`);
   return match[2]?.startsWith('m') ? value / 60 : value;
 }
 

@@ -44,12 +44,12 @@ describe('the answer cache file', () => {
     const dir = tempDir();
     writeCsv(join(dir, 'in.csv'), [['phone'], [phone(1)]]);
     const lock = join(dir, `${CACHE_FILE}.lock`);
-    writeFileSync(lock, String(process.ppid));
+    writeFileSync(lock, JSON.stringify({ pid: process.ppid, start: null }));
     const refused = await runCli(['phone-lookup', '--in', 'in.csv', '--out', 'o.csv'], { env, cwd: dir });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/Another enrich run/);
     expect(server.sandbox.requests()).toBe(0);
-    writeFileSync(lock, '999999999');
+    writeFileSync(lock, JSON.stringify({ pid: 999999999, start: null }));
     const ran = await runCli(['phone-lookup', '--in', 'in.csv', '--out', 'o.csv'], { env, cwd: dir });
     expect(ran.code).toBe(0);
     expect(existsSync(lock)).toBe(false);

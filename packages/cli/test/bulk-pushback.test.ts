@@ -1,5 +1,5 @@
 // Bulk runs through the command's own entry (main), in this process, against the sandbox over real
-// HTTP on 127.0.0.1: progress lines and the summary, --rate, a refused key (exit 4). How the engine
+// HTTP on 127.0.0.1: progress lines and the summary, --max-rate, a refused key (exit 4). How the engine
 // meets 429s, 500s, faults and an allowance gone for good: packages/bulk/test/pushback.test.ts.
 
 import { join } from 'node:path';
@@ -38,12 +38,12 @@ describe('when the service pushes back', () => {
     expect(ran.stdout).toMatch(/transactions spent +30/);
   });
 
-  it('--rate keeps requests apart', async () => {
+  it('--max-rate keeps requests apart', async () => {
     const dir = tempDir();
     writeCsv(join(dir, 'in.csv'), [['phone'], ...Array.from({ length: 11 }, (_, i) => [phone(i)])]);
     const started = Date.now();
     const ran = await runCli(
-      ['phone-lookup', '--in', 'in.csv', '--out', 'o.csv', '--rate', '20/s', '--concurrency', '8'],
+      ['phone-lookup', '--in', 'in.csv', '--out', 'o.csv', '--max-rate', '20/s', '--concurrency', '8'],
       {
         env,
         cwd: dir,

@@ -96,7 +96,7 @@ describe('option values', () => {
     expect(parseRate('10/s')).toBe(10);
     expect(parseRate('600/m')).toBe(10);
     expect(() => parseRate('0/s')).toThrow(/--max-rate takes/);
-    expect(() => parseRate('fast', '--rate')).toThrow(/--rate takes/);
+    expect(() => parseRate('fast')).toThrow(/--max-rate takes/);
   });
 
   it('reads --map pairs, keeping spaces and = in column names', () => {

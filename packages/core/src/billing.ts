@@ -6,6 +6,5 @@ import { PAID_STATUSES } from './vocabulary/status-codes.js';
 /** Whether the outcome cost a transaction: record, no-match, unreadable, and 440 errors. */
 export function isPaid(outcome: Outcome): boolean {
   const status = outcome.kind === 'error' ? outcome.error.status : outcome.status;
-  // An error with status 200 is a bad-response stored by an earlier version: paid as well.
   return status !== undefined && PAID_STATUSES.includes(status);
 }

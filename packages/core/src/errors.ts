@@ -24,8 +24,8 @@ export type ErrorCode =
   /** A 3xx: the service pointed elsewhere. Not followed, nothing resent, never retried. */
   | 'redirect'
   /**
-   * A 200 whose body could not be read. Core no longer produces it (such an answer is now an
-   * `unreadable` outcome); kept because answers stored by earlier versions carry it.
+   * A 200 whose body could not be read, as the SDK's `call` reports it (the response reader's
+   * `unreadable` outcome): paid, and never retried.
    */
   | 'bad-response';
 

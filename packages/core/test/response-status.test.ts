@@ -157,9 +157,4 @@ describe('billing', () => {
     for (const status of PAID_STATUSES)
       expect(isPaid({ kind: 'error', error: { code: 'too-many-results', message: '', status } })).toBe(true);
   });
-
-  it('still counts a bad-response stored by an earlier version', () => {
-    const stored: Outcome = { kind: 'error', error: { code: 'bad-response', message: 'x', status: 200 } };
-    expect(isPaid(stored)).toBe(true);
-  });
 });

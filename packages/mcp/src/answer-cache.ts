@@ -16,13 +16,8 @@ export interface CacheOptions {
   readonly lockWaitMs?: number;
 }
 
-export interface Where {
-  readonly namespace: string;
-  readonly alsoReads: readonly string[];
-}
-
 interface Held {
-  readonly where: Where;
+  readonly namespace: string;
   readonly key: string;
   readonly outcome: Outcome;
 }
@@ -39,15 +34,14 @@ export class AnswerCache {
   }
 
   /** A fresh answer for the request, or undefined. */
-  get(where: Where, key: string): Outcome | undefined {
-    const held = this.held.get(`${where.namespace}\n${key}`);
+  get(namespace: string, key: string): Outcome | undefined {
+    const held = this.held.get(`${namespace}\n${key}`);
     if (held) return held.outcome;
     let store: AnswerStore | undefined;
     try {
       store = AnswerStore.open({
         path: this.options.path,
-        namespace: where.namespace,
-        alsoReads: where.alsoReads,
+        namespace,
         maxAgeMs: this.options.maxAgeMs,
         readOnly: true,
       });
@@ -63,15 +57,15 @@ export class AnswerCache {
   }
 
   /** Journals a paid answer (durably), or keeps it in memory when that cannot be done now. */
-  async put(where: Where, key: string, outcome: Outcome): Promise<void> {
-    this.held.set(`${where.namespace}\n${key}`, { where, key, outcome });
+  async put(namespace: string, key: string, outcome: Outcome): Promise<void> {
+    this.held.set(`${namespace}\n${key}`, { namespace, key, outcome });
     await this.flush();
   }
 
   /** Writes the answers held in memory, each under its own namespace. */
   async flush(): Promise<void> {
     for (const [id, held] of [...this.held]) {
-      const store = await this.openForWriting(held.where);
+      const store = await this.openForWriting(held.namespace);
       if (!store) return;
       try {
         if (await store.put(held.key, held.outcome)) {
@@ -93,14 +87,13 @@ export class AnswerCache {
     }
   }
 
-  private async openForWriting(where: Where): Promise<AnswerStore | undefined> {
+  private async openForWriting(namespace: string): Promise<AnswerStore | undefined> {
     const deadline = Date.now() + (this.options.lockWaitMs ?? 5000);
     for (;;) {
       try {
         return AnswerStore.open({
           path: this.options.path,
-          namespace: where.namespace,
-          alsoReads: where.alsoReads,
+          namespace,
           maxAgeMs: this.options.maxAgeMs,
           scrub: this.options.scrub,
         });

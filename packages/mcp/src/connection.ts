@@ -1,13 +1,12 @@
 // Where requests go and with which key: the environment (as the CLI reads it), or the embedded
 // sandbox with its demo key (--sandbox). A missing or malformed key does not stop the server: the
 // tools are listed, free ones work, and a paid call says what to set (nothing is sent).
-import { type Bases, cacheNamespace, legacyNamespaces } from '@enrich/bulk';
+import type { Bases } from '@enrich/bulk';
 import {
   checkApiKey,
   checkBaseUrl,
   DEFAULT_BASE_URL,
   DEFAULT_BASE_URL_V3,
-  type Operation,
   type Settings,
 } from '@enrich/core';
 import { type Config, ENV } from './config.js';
@@ -67,9 +66,4 @@ export async function connect(
     secret: apiKey,
     close: async () => undefined,
   };
-}
-
-/** Whose answers the cache holds for an operation (the same names as the CLI's and VS Code's). */
-export function namespacesOf(op: Operation, bases: Bases): { namespace: string; alsoReads: string[] } {
-  return { namespace: cacheNamespace(op, bases), alsoReads: legacyNamespaces(op, bases) };
 }

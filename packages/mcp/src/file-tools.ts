@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import {
   BulkError,
   type BulkPlan,
+  cacheNamespace,
   createHttpTransport,
   defaultOutputPath,
   OutputInTheWay,
@@ -29,7 +30,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Budget } from './budget.js';
 import { type Config, MAX_AGE_MS } from './config.js';
 import { ask } from './confirm.js';
-import { type Connection, namespacesOf } from './connection.js';
+import type { Connection } from './connection.js';
 import { errorResult } from './reading.js';
 import type { SpendLedger } from './spend-ledger.js';
 import { operationNamed, toolName } from './tools.js';
@@ -184,7 +185,7 @@ export class FileTools {
         op: request.op,
         inPath: request.inPath,
         cachePath: this.deps.config.cachePath,
-        ...namespacesOf(request.op, this.deps.connection.bases),
+        namespace: cacheNamespace(request.op, this.deps.connection.bases),
         maxAgeMs: MAX_AGE_MS,
         overrides: request.map,
       });
@@ -249,7 +250,7 @@ export class FileTools {
               inPath: request.inPath,
               outPath: request.outPath,
               cachePath: config.cachePath,
-              ...namespacesOf(request.op, connection.bases),
+              namespace: cacheNamespace(request.op, connection.bases),
               maxAgeMs: MAX_AGE_MS,
               columns: outputColumns(request.op),
               overrides: request.map,

@@ -2,6 +2,8 @@
 // generated from the catalog, so no zod restatement), answering paid calls with care: validate
 // first (free), then the shared answer cache (free), then the budget and, past the threshold, the
 // person's confirmation, and only then one request through core's client and retry policy.
+
+import { cacheNamespace } from '@enrich/bulk';
 import {
   type CleanInput,
   callOperation,
@@ -27,7 +29,7 @@ import { AnswerCache } from './answer-cache.js';
 import { Budget } from './budget.js';
 import { type Config, MAX_AGE_MS } from './config.js';
 import { ask } from './confirm.js';
-import { type Connection, namespacesOf } from './connection.js';
+import type { Connection } from './connection.js';
 import { FileTools } from './file-tools.js';
 import { errorResult, outcomeResult } from './reading.js';
 import { SpendLedger } from './spend-ledger.js';
@@ -108,8 +110,8 @@ export function createServer(deps: ServerDeps): EnrichServer {
       );
     }
     const key = requestKey(op, checked.input);
-    const where = namespacesOf(op, connection.bases);
-    const cached = cache.get(where, key);
+    const namespace = cacheNamespace(op, connection.bases);
+    const cached = cache.get(namespace, key);
     if (cached) {
       budget.fromCache++;
       return outcomeResult(op, checked.input, cached, {
@@ -163,7 +165,7 @@ export function createServer(deps: ServerDeps): EnrichServer {
     const paid = isPaid(outcome);
     if (paid) {
       ledger.recordOne(op, connection.bases);
-      await cache.put(where, key, outcome);
+      await cache.put(namespace, key, outcome);
     }
     return outcomeResult(op, checked.input, outcome, {
       fromCache: false,

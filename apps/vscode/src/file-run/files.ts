@@ -8,7 +8,6 @@ import {
   cacheNamespace,
   defaultCachePath,
   defaultOutputPath,
-  legacyNamespaces,
   planBulk,
   type SourceChoice,
 } from '@enrich/bulk';
@@ -24,7 +23,6 @@ export interface CsvRun {
   readonly outPath: string;
   readonly cachePath: string;
   readonly namespace: string;
-  readonly alsoReads: readonly string[];
   /** Where the run sends (the session's sandbox or not): its cache namespace and its ledger origin. */
   readonly bases: Bases;
   /** API field -> input column, where the user changed the automatic mapping. */
@@ -50,7 +48,6 @@ export function csvRun(
     outPath,
     cachePath: defaultCachePath(outPath),
     namespace: cacheNamespace(op, where),
-    alsoReads: legacyNamespaces(op, where),
     bases: where,
     overrides,
     sheet,
@@ -69,7 +66,6 @@ export function planRun(run: CsvRun): Promise<BulkPlan> {
     inPath: run.inPath,
     cachePath: run.cachePath,
     namespace: run.namespace,
-    alsoReads: run.alsoReads,
     maxAgeMs: MAX_AGE_MS,
     overrides: run.overrides,
     layout: sourceChoice(run),

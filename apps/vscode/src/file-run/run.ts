@@ -42,7 +42,6 @@ export async function enrichFile(
             force,
             cachePath: run.cachePath,
             namespace: run.namespace,
-            alsoReads: run.alsoReads,
             maxAgeMs: MAX_AGE_MS,
             columns: outputColumns(run.op),
             overrides: run.overrides,

@@ -12,7 +12,7 @@ import {
   planBulk,
 } from '@enrich/bulk';
 import { type Operation, outputColumns, STOP_REASONS } from '@enrich/core';
-import { type ConnectIo, type ConnectionFlags, cacheNamespaces, connect, endpoints } from '../connection.js';
+import { answerNamespace, type ConnectIo, type ConnectionFlags, connect, endpoints } from '../connection.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { Pipes } from '../pipes.js';
 import { barProgress, lineProgress, type ProgressReporter } from '../progress.js';
@@ -73,7 +73,7 @@ async function bulkRun(
     op,
     inPath,
     cachePath,
-    ...cacheNamespaces(op, connection, io.env),
+    namespace: answerNamespace(op, connection, io.env),
     maxAgeMs: flags.maxAge,
     overrides: flags.map,
     layout: { encoding: flags.encoding, delimiter: flags.delimiter, sheet: flags.sheet },
@@ -145,7 +145,7 @@ async function bulkRun(
         policy: retryPolicyOf(flags),
         concurrency: flags.concurrency,
         maxConcurrency: flags.maxConcurrency,
-        maxRate: flags.maxRate ?? flags.rate,
+        maxRate: flags.maxRate,
         maxTransactions: flags.maxTransactions,
         sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
         now: Date.now,

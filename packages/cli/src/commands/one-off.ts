@@ -18,7 +18,7 @@ import {
   validate,
 } from '@enrich/core';
 import { createFetchTransport } from '@enrich/core/fetch-transport';
-import { type ConnectIo, type ConnectionFlags, cacheNamespaces, connect, endpoints } from '../connection.js';
+import { answerNamespace, type ConnectIo, type ConnectionFlags, connect, endpoints } from '../connection.js';
 import { EXIT, type ExitCode, exitCodeFor } from '../exit-codes.js';
 import type { Scrub } from '../scrub-io.js';
 import { recordSpend } from '../spend-ledger.js';
@@ -54,7 +54,7 @@ export function oneOffAction(
   const cache = flags.cache
     ? {
         path: resolve(io.cwd, flags.cache),
-        ...cacheNamespaces(op, connection, io.env),
+        namespace: answerNamespace(op, connection, io.env),
         scrub,
         maxAgeMs: flags.maxAge,
       }
@@ -151,9 +151,7 @@ function printOutcome(options: OneOffOptions, input: CleanInput, outcome: Outcom
   const base = { operation: op.id, input };
   switch (outcome.kind) {
     case 'record': {
-      // Answers journaled by earlier versions have neither extra nor mismatches.
-      const extra = outcome.extra ?? {};
-      const mismatches = outcome.mismatches ?? [];
+      const { extra, mismatches } = outcome;
       if (json) print(jsonText({ ...base, outcome: 'record', record: outcome.record, extra, mismatches }));
       else print(recordTable(op, input, outcome.record, options.columns, extra, mismatches));
       return EXIT.ok;

@@ -44,8 +44,6 @@ export interface OperationFlags {
   readonly concurrency: number | 'auto';
   readonly maxConcurrency: number;
   readonly maxRate?: number;
-  /** The old name of --max-rate, still read. */
-  readonly rate?: number;
   readonly maxTransactions?: number;
   readonly maxAttempts: number;
   readonly maxRetryAfter: number;
@@ -140,9 +138,8 @@ export function addOperationCommand(program: Command, op: Operation, action: Ope
       new Option(
         '--max-rate <n/s>',
         'never more than this many requests per second, e.g. 10/s or 600/m',
-      ).argParser((text) => parseRate(text, '--max-rate')),
+      ).argParser(parseRate),
     )
-    .addOption(new Option('--rate <n/s>').argParser((text) => parseRate(text, '--rate')).hideHelp())
     .addOption(
       new Option('--max-transactions <n>', 'stop sending once this many transactions are spent').argParser(
         whole('--max-transactions', 0),

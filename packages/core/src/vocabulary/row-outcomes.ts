@@ -46,8 +46,7 @@ export type AnsweredKind = Exclude<RowOutcomeKind, 'invalid' | 'blank'>;
 /**
  * The kind of row an answer makes, the same in every client. A 440 (too many matches) is paid and
  * says that nothing matched precisely enough: a kind of no match, with the service's reason as the
- * detail. A 200 whose body could not be read is paid, unreadable, also as answer caches written by
- * earlier versions hold it (an error of code bad-response with status 200).
+ * detail. A 200 whose body could not be read is paid, unreadable.
  */
 export function rowKindOf(outcome: Outcome): AnsweredKind {
   switch (outcome.kind) {
@@ -58,7 +57,6 @@ export function rowKindOf(outcome: Outcome): AnsweredKind {
     case 'unreadable':
       return 'unreadable';
     case 'error':
-      if (outcome.error.code === 'bad-response' && outcome.error.status === 200) return 'unreadable';
       return outcome.error.code === 'too-many-results' ? 'no-match' : 'error';
   }
 }
@@ -66,9 +64,7 @@ export function rowKindOf(outcome: Outcome): AnsweredKind {
 /** How many distinct fields of an answer differed from the API description (one can differ twice). */
 export function mismatchedFieldCount(outcome: Outcome): number {
   if (outcome.kind !== 'record') return 0;
-  // Answers journaled by earlier versions have no mismatches.
-  const mismatches = (outcome.mismatches as typeof outcome.mismatches | undefined) ?? [];
-  return new Set(mismatches.map((m) => m.field)).size;
+  return new Set(outcome.mismatches.map((m) => m.field)).size;
 }
 
 /** The row an answer makes: its kind, and its status text with the detail (`no match: Too many…`). */
