@@ -2,7 +2,7 @@
 // so that the CLI and the extension write the same output beside the input and share one answer
 // cache (nothing bought twice because another client asked).
 import { basename, dirname, extname, join } from 'node:path';
-import type { Operation } from '@enrich/core';
+import { baseUrlOf, type Operation } from '@enrich/core';
 
 /** The answer cache's file name, beside the output unless the user names another. */
 export const CACHE_FILE = '.enrich-cache.jsonl';
@@ -35,7 +35,7 @@ export interface Bases {
  */
 export function cacheNamespace(op: Operation, where: Bases): string {
   if (where.sandbox) return SANDBOX_NAMESPACE;
-  return normaliseBase(op.version === 'v3' ? where.baseUrlV3 : where.baseUrl);
+  return normaliseBase(baseUrlOf(op, where));
 }
 
 export function normaliseBase(base: string): string {

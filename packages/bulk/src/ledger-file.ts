@@ -21,9 +21,9 @@ import {
   type LedgerEntry,
   type LedgerRead,
   ledgerLine,
-  ledgerOrigin,
   type Operation,
   type OperationId,
+  operationOrigin,
   readLedger,
 } from '@enrich/core';
 import type { Bases } from './files.js';
@@ -56,9 +56,8 @@ export function ledgerPath(
 /** The origin an operation's requests go to, as the ledger records it (the sandbox's without its port). */
 export function spendOrigin(op: Operation, bases: Bases): string {
   if (bases.sandbox) return SANDBOX_ORIGIN;
-  const base = op.version === 'v3' ? bases.baseUrlV3 : bases.baseUrl;
   // Bases are checked before anything is sent, so this fallback is never written in practice.
-  return ledgerOrigin(base) ?? 'unknown://unknown';
+  return operationOrigin(op, bases) ?? 'unknown://unknown';
 }
 
 export class LedgerFile {

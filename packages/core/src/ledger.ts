@@ -9,7 +9,8 @@
 //
 // The file is append-only and may be written by several processes at once, or torn by a crash:
 // reading skips any line that does not parse or does not have the shape, and counts it.
-import { OPERATIONS, type OperationId } from './catalog.js';
+import { OPERATIONS, type Operation, type OperationId } from './catalog.js';
+import { baseUrlOf, type Settings } from './settings.js';
 
 export const LEDGER_CLIENTS = ['cli', 'mcp', 'vscode', 'sheets'] as const;
 export type LedgerClient = (typeof LEDGER_CLIENTS)[number];
@@ -75,6 +76,14 @@ export function ledgerOrigin(baseUrl: string): string | undefined {
   const port = match[3] === undefined || match[3] === DEFAULT_PORTS[scheme] ? '' : `:${Number(match[3])}`;
   const origin = `${scheme}://${host}${port}`;
   return ORIGIN.test(origin) ? origin : undefined;
+}
+
+/** The origin of the service an operation is sent to, as the ledger records it. */
+export function operationOrigin(
+  op: Operation,
+  settings: Pick<Settings, 'baseUrl' | 'baseUrlV3'>,
+): string | undefined {
+  return ledgerOrigin(baseUrlOf(op, settings));
 }
 
 /** The entry as it may be written: the known fields only, each of its shape; else undefined. */

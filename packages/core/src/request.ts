@@ -2,7 +2,7 @@
 import type { Operation } from './catalog.js';
 import type { HttpRequest } from './http.js';
 import { checkApiKey } from './keys.js';
-import { checkBaseUrl, type Settings } from './settings.js';
+import { baseUrlOf, checkBaseUrl, type Settings } from './settings.js';
 import type { CleanInput } from './validate.js';
 
 export const API_KEY_HEADER = 'x-api-key';
@@ -24,9 +24,7 @@ export type UrlResult =
 
 /** The full address of an operation: its version group's base followed by its path. */
 export function operationUrl(op: Operation, settings: Pick<Settings, 'baseUrl' | 'baseUrlV3'>): UrlResult {
-  const [label, base] =
-    op.version === 'v2' ? ['Base URL (v2)', settings.baseUrl] : ['Base URL (v3)', settings.baseUrlV3];
-  const checked = checkBaseUrl(label, base);
+  const checked = checkBaseUrl(`Base URL (${op.version})`, baseUrlOf(op, settings));
   if (!checked.ok) return checked;
   return { ok: true, url: checked.base + op.path };
 }

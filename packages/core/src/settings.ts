@@ -1,5 +1,6 @@
 // Where requests go and with which key. HTTPS is required by the API; plain http:// is accepted
 // only for loopback hosts, where the sandbox runs.
+import type { Operation } from './catalog.js';
 
 export interface Settings {
   readonly apiKey: string;
@@ -15,6 +16,11 @@ export interface Settings {
  */
 export const DEFAULT_BASE_URL = 'https://api.tdg1.io';
 export const DEFAULT_BASE_URL_V3 = 'https://testapi.tdg1.io';
+
+/** The base an operation is sent to: its version group's (v2 or v3). */
+export function baseUrlOf(op: Operation, settings: Pick<Settings, 'baseUrl' | 'baseUrlV3'>): string {
+  return op.version === 'v2' ? settings.baseUrl : settings.baseUrlV3;
+}
 
 // scheme://host[:port][/path] — parsed by hand because Apps Script has no URL class.
 const BASE_URL = /^(https?):\/\/(\[[0-9a-fA-F:.]+\]|[^/:?#\s[\]@]+)(?::(\d{1,5}))?(\/[^?#\s]*)?$/;

@@ -5,6 +5,8 @@ import {
   type LedgerEntry,
   ledgerLine,
   ledgerOrigin,
+  OPERATIONS,
+  operationOrigin,
   originTotals,
   readLedger,
   sinceProblem,
@@ -42,6 +44,16 @@ describe('ledgerOrigin', () => {
   it('is undefined for what is not a URL', () => {
     expect(ledgerOrigin('api.example.com')).toBeUndefined();
     expect(ledgerOrigin('')).toBeUndefined();
+  });
+
+  it("operationOrigin is the origin of the operation's own base (v2 or v3)", () => {
+    const bases = { baseUrl: 'https://V2.example.com/api', baseUrlV3: 'https://v3.example.com:8443/' };
+    const versions = new Set(OPERATIONS.map((op) => op.version));
+    expect(versions).toEqual(new Set(['v2', 'v3']));
+    for (const op of OPERATIONS)
+      expect(operationOrigin(op, bases), op.id).toBe(
+        op.version === 'v2' ? 'https://v2.example.com' : 'https://v3.example.com:8443',
+      );
   });
 });
 
