@@ -1,7 +1,7 @@
 // The durable answer store (a hidden sheet): what keeps answers there, what reads them, freshness,
 // the simple triggers and their refusal, Freeze results in the whole spreadsheet, and must show 3:
 // the size and read time of 20,000 kept answers, from the runtime's cost model of getValues.
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { expect, test } from 'vitest';
 import { newRuntime, phone } from './helpers.js';
 import type { Runtime } from './runtime/index.js';
@@ -56,6 +56,33 @@ test('answers bought by formulas are kept by one click, cost nothing to keep, an
   rt.customFunction(rt.owner, 'PHONELOOKUP', rows, 'FName');
   expect(rt.sandbox.transactions()).toBe(100);
   expect(() => rt.scriptRun(rt.owner, 'saveSettings', { answerDays: 0 })).toThrow(/1 to 365 days/);
+});
+
+test('a kept record without the parts every record has (extra, mismatches, raw) is not trusted: bought again', () => {
+  const rt = newRuntime();
+  const rows = phones(0, 10);
+  rt.customFunction(rt.owner, 'PHONELOOKUP', rows, 'FName');
+  rt.scriptRun(rt.owner, 'keepAnswers');
+  // Half of the kept records lose their extra, as a hand edit or another writer might leave them.
+  let changed = 0;
+  for (const cell of rt.sheet(STORE).cells.values()) {
+    const text = String(cell.value);
+    if (!text.startsWith('z')) continue;
+    const answers = JSON.parse(gunzipSync(Buffer.from(text.slice(1), 'base64')).toString('utf8')) as Record<
+      string,
+      [string, { extra?: unknown }]
+    >;
+    for (const [, outcome] of Object.values(answers))
+      if (changed < 5) {
+        delete outcome.extra;
+        changed++;
+      }
+    cell.value = `z${gzipSync(JSON.stringify(answers)).toString('base64')}`;
+  }
+  expect(changed).toBe(5);
+  rt.clock.advance(7 * HOUR);
+  rt.customFunction(rt.owner, 'PHONELOOKUP', rows, 'FName');
+  expect(rt.sandbox.transactions()).toBe(15);
 });
 
 test('simple triggers keep answers in AuthMode.LIMITED; refused or in NONE, they do nothing and break nothing', () => {

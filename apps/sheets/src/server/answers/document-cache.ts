@@ -16,7 +16,7 @@
 // kept there; keep.ts moves the others.
 import { isPaid, type Outcome } from '@enrich/core/universal';
 import { currentScrubber, scrubDeep } from '../key/scrub.js';
-import { forKeeping, isOutcome, type PaidAnswer, spread, upgradeOutcome } from './paid-answer.js';
+import { forKeeping, isOutcome, type PaidAnswer, spread } from './paid-answer.js';
 
 /** CacheService's longest expiry: 6 hours. Past it, only Freeze results or the sidebar's values last. */
 export const CACHE_TTL_SECONDS = 21_600;
@@ -28,11 +28,8 @@ const BUCKET_PREFIX = 'answers:';
 /** Present while some cached answer may not be in the hidden sheet yet (a hint: it may be evicted). */
 export const UNKEPT_HINT = 'answers:unkept';
 
-/**
- * Entry id → [cached at (ms), outcome, kept in the hidden sheet (1) or not (0), paid at (ms)]. An
- * entry of only the first two is read as not kept, paid when cached.
- */
-export type CacheEntry = [number, Outcome, number?, number?];
+/** Entry id → [cached at (ms), outcome, kept in the hidden sheet (1) or not (0), paid at (ms)]. */
+export type CacheEntry = [number, Outcome, number, number];
 type Bucket = Record<string, CacheEntry>;
 
 /** A cached answer, and whether the hidden sheet has it too. */
@@ -103,9 +100,9 @@ function liveAnswer(
   freshSince: number,
 ): CachedAnswer | undefined {
   if (!Array.isArray(entry) || !(entry[0] > oldest) || !isOutcome(entry[1])) return undefined;
-  const paidAt = typeof entry[3] === 'number' ? entry[3] : entry[0];
-  if (paidAt <= freshSince) return undefined;
-  return { outcome: upgradeOutcome(entry[1]), paidAt, kept: entry[2] === 1 };
+  const paidAt = entry[3];
+  if (typeof paidAt !== 'number' || paidAt <= freshSince) return undefined;
+  return { outcome: entry[1], paidAt, kept: entry[2] === 1 };
 }
 
 /** An answer to put in the cache: paid now (by default) and not yet in the hidden sheet (by default). */
@@ -159,10 +156,7 @@ export function markKept(cache: GoogleAppsScript.Cache.Cache, ids: readonly stri
   const now = Date.now();
   for (const id of ids) {
     const entry = buckets.get(bucketOf(id))?.[id];
-    if (Array.isArray(entry)) {
-      entry[2] = 1;
-      if (typeof entry[3] !== 'number') entry[3] = entry[0];
-    }
+    if (Array.isArray(entry)) entry[2] = 1;
   }
   const values: Record<string, string> = {};
   for (const key of keys) {

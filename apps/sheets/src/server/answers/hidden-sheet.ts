@@ -13,12 +13,11 @@
 //   base64 behind a "z" (answers of one API repeat the same field names: about 4 times smaller, so
 //   a formula reading every answer reads a quarter of the characters), at most MAX_CELL_CHARS
 //   characters (Sheets refuses more than 50,000 in a cell); a bucket grows to the right as it fills.
-//   A cell of plain JSON (starting with "{") is read as well.
 // Ids are digests of base URL + request (paid-answer.ts): no input is in the clear. The answers are
 // the same data the formulas show in the cells; every editor can unhide the sheet (README).
 import type { Outcome } from '@enrich/core/universal';
 import { TEXT_FORMAT } from '../cells/values.js';
-import { forKeeping, isOutcome, type PaidAnswer, spread, upgradeOutcome } from './paid-answer.js';
+import { forKeeping, isOutcome, type PaidAnswer, spread } from './paid-answer.js';
 
 export const HIDDEN_SHEET_NAME = '_enrich_answers';
 export const BUCKETS = 256;
@@ -138,17 +137,17 @@ function createHiddenSheet(): GoogleAppsScript.Spreadsheet.Sheet {
 function parseRow(line: readonly unknown[]): Map<string, PaidAnswer> {
   const out = new Map<string, PaidAnswer>();
   for (const text of line) {
-    if (typeof text !== 'string' || text === '') continue;
+    if (typeof text !== 'string' || !text.startsWith('z')) continue;
     let cell: Cell;
     try {
-      cell = JSON.parse(text.startsWith('z') ? unpack(text) : text) as Cell;
+      cell = JSON.parse(unpack(text)) as Cell;
     } catch {
       continue;
     }
     if (!cell || typeof cell !== 'object') continue;
     for (const [id, entry] of Object.entries(cell)) {
       if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !isOutcome(entry[1])) continue;
-      out.set(id, { outcome: upgradeOutcome(entry[1]), paidAt: Number.parseInt(entry[0], 36) * 1000 });
+      out.set(id, { outcome: entry[1], paidAt: Number.parseInt(entry[0], 36) * 1000 });
     }
   }
   return out;

@@ -50,24 +50,25 @@ export function forKeeping(outcome: Outcome): Outcome {
   return { ...outcome, raw };
 }
 
+/**
+ * Whether a kept value is an outcome as this add-on writes it: a record with its `extra`,
+ * `mismatches` and `raw`, so that nothing reading it has to make up a missing part.
+ */
 export function isOutcome(value: Outcome | undefined): value is Outcome {
   if (!value || typeof value !== 'object') return false;
-  if (value.kind === 'record') return !!value.record && typeof value.record === 'object';
+  if (value.kind === 'record') {
+    return (
+      isObject(value.record) &&
+      isObject(value.extra) &&
+      Array.isArray(value.mismatches) &&
+      typeof value.raw === 'string'
+    );
+  }
   if (value.kind === 'no-match') return true;
   if (value.kind === 'unreadable') return typeof value.raw === 'string' && typeof value.reason === 'string';
   return value.kind === 'error' && !!value.error && typeof value.error.message === 'string';
 }
 
-/**
- * A kept record without `extra`, `mismatches` or `raw`, as an earlier version of the add-on wrote it
- * (the hidden sheet keeps answers up to 365 days): read as a record is read today.
- */
-export function upgradeOutcome(outcome: Outcome): Outcome {
-  if (outcome.kind !== 'record') return outcome;
-  return {
-    ...outcome,
-    extra: outcome.extra ?? {},
-    mismatches: Array.isArray(outcome.mismatches) ? outcome.mismatches : [],
-    raw: typeof outcome.raw === 'string' ? outcome.raw : '',
-  };
+function isObject(value: unknown): boolean {
+  return !!value && typeof value === 'object' && !Array.isArray(value);
 }

@@ -61,7 +61,7 @@ export function chooseWithExtras(
 /** An extra field's value by name: exact, else without regard to case; undefined when absent. */
 export function extraValue(outcome: Outcome, name: string): LeafValue | undefined {
   if (outcome.kind !== 'record') return undefined;
-  const extra = outcome.extra ?? {};
+  const { extra } = outcome;
   if (Object.hasOwn(extra, name)) return extra[name];
   const lower = name.toLowerCase();
   const found = Object.keys(extra).find((k) => k.toLowerCase() === lower);

@@ -17,12 +17,11 @@ import type { RunBreakdown } from './types.js';
 
 /** The run's counts in core's terms; every written row is one of them, empty rows aside. */
 export function outcomeCounts(counts: RunCounts): OutcomeCounts {
-  const unreadable = counts.unreadable ?? 0;
-  const notOk = counts.empty + counts.noMatch + unreadable + counts.invalid + counts.errors;
+  const notOk = counts.empty + counts.noMatch + counts.unreadable + counts.invalid + counts.errors;
   return {
     ok: counts.done - notOk,
     noMatch: counts.noMatch,
-    unreadable,
+    unreadable: counts.unreadable,
     invalid: counts.invalid,
     errors: counts.errors,
     // A sidebar run writes every row before it finishes: none is left unsent.

@@ -14,14 +14,14 @@ export interface RunCounts {
   /** Answers taken from the document cache instead of being paid for again. */
   cached: number;
   noMatch: number;
-  /** Paid answers that could not be read; absent from a checkpoint an earlier version saved. */
-  unreadable?: number;
+  /** Paid answers that could not be read. */
+  unreadable: number;
   invalid: number;
   errors: number;
   empty: number;
-  /** 429 answers and retried attempts; absent from a checkpoint an earlier version saved. */
-  throttled?: number;
-  retries?: number;
+  /** 429 answers and retried attempts. */
+  throttled: number;
+  retries: number;
 }
 
 export interface Checkpoint {
@@ -46,7 +46,7 @@ export interface Checkpoint {
   next: number;
   /**
    * What the pace controller learnt (core's PaceState: in flight, rate), carried from chunk to
-   * chunk; absent at the start of a run, and from a checkpoint an earlier version saved.
+   * chunk; absent at the start of a run.
    */
   pace?: PaceState;
   /** Where the pace stood after the last chunk that sent anything, in core's words (paceText). */

@@ -78,8 +78,8 @@ function doChunk(runId: string): RunProgress {
   if (answers.paceText) checkpoint.paceText = answers.paceText;
   checkpoint.counts = {
     ...checkpoint.counts,
-    throttled: (checkpoint.counts.throttled ?? 0) + answers.throttled,
-    retries: (checkpoint.counts.retries ?? 0) + answers.retries,
+    throttled: checkpoint.counts.throttled + answers.throttled,
+    retries: checkpoint.counts.retries + answers.retries,
   };
   let spend: SpendRow[] | undefined;
   if (answers.spent > 0) {
@@ -106,7 +106,7 @@ function doChunk(runId: string): RunProgress {
   }
 
   const copies = copySources(run, plans, firstRow, start, stop);
-  const counts: RunCounts = { ...checkpoint.counts, unreadable: checkpoint.counts.unreadable ?? 0 };
+  const counts: RunCounts = { ...checkpoint.counts };
   counts.cached += answers.cached;
   const scrub = currentScrubber();
   const out: CellValue[][] = [];
@@ -168,6 +168,6 @@ function doChunk(runId: string): RunProgress {
 /** Counts a request row by what it came to. */
 function count(counts: RunCounts, kind: RowOutcomeKind): void {
   if (kind === 'no-match') counts.noMatch++;
-  else if (kind === 'unreadable') counts.unreadable = (counts.unreadable ?? 0) + 1;
+  else if (kind === 'unreadable') counts.unreadable++;
   else if (kind !== 'ok') counts.errors++;
 }

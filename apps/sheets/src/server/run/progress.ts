@@ -19,12 +19,7 @@ export function progressOf(
     targetA1: targetA1(run),
     total: run.sel.numRows - 1,
     finished,
-    counts: {
-      ...checkpoint.counts,
-      unreadable: checkpoint.counts.unreadable ?? 0,
-      throttled: checkpoint.counts.throttled ?? 0,
-      retries: checkpoint.counts.retries ?? 0,
-    },
+    counts: checkpoint.counts,
     pace: checkpoint.paceText ?? '',
     breakdown: more.breakdown ?? null,
     spend: more.spend ?? null,

@@ -30,7 +30,7 @@ export function blankRow(width: number): LeafValue[] {
 /**
  * What a row copied from the sheet came to, read from its status cell by core's words: the row it
  * copies was written by an earlier chunk, and the sheet is the only record of it. Any other
- * status (`Error: ...`, as an earlier version wrote it) reads as an error.
+ * status (one the user edited, say) reads as an error.
  */
 export function kindOfStatus(status: string): RowOutcomeKind {
   const kinds: RowOutcomeKind[] = ['unreadable', 'no-match', 'ok', 'invalid'];

@@ -17,8 +17,8 @@ import {
   DEFAULT_BASE_URL,
   DEFAULT_BASE_URL_V3,
   findOperation,
-  ledgerOrigin,
   type Operation,
+  operationOrigin,
   type Settings,
   type SpendRow,
 } from '@enrich/core/universal';
@@ -70,7 +70,7 @@ function isRow(value: unknown, month: string): boolean {
 /** The service an operation is sent to, as the ledger names it: scheme, host and port only. */
 function originOf(op: Operation, settings: Pick<Settings, 'baseUrl' | 'baseUrlV3'>): string {
   // The base passed core's check before anything was sent, so it parses; '' should it ever not.
-  return ledgerOrigin(op.version === 'v2' ? settings.baseUrl : settings.baseUrlV3) ?? '';
+  return operationOrigin(op, settings) ?? '';
 }
 
 const DEFAULTS = { baseUrl: DEFAULT_BASE_URL, baseUrlV3: DEFAULT_BASE_URL_V3 };
