@@ -8,6 +8,7 @@ import {
   capRaw,
   findOperation,
   type HttpRequest,
+  isStoredOutcome,
   type Operation,
   type OperationId,
   type Outcome,
@@ -132,7 +133,7 @@ function isEntry(value: unknown): value is HistoryEntry {
     findOperation(entry.operationId) !== undefined &&
     typeof entry.at === 'number' &&
     typeof entry.input === 'object' &&
-    typeof entry.outcome === 'object' &&
+    isStoredOutcome(entry.outcome) &&
     typeof entry.request === 'object'
   );
 }

@@ -3,10 +3,9 @@
 import { createHash } from 'node:crypto';
 import { fdatasync, fstatSync, readSync, realpathSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Outcome } from '@enrich/core';
+import { isStoredOutcome, type Outcome } from '@enrich/core';
 
 export const FORMAT_VERSION = 1;
-const OUTCOME_KINDS = new Set(['record', 'no-match', 'error', 'unreadable']);
 
 export interface Line {
   readonly v: number;
@@ -27,27 +26,8 @@ export function parseLine(text: string): Line | undefined {
   if (!isObject(value)) return undefined;
   const { v, ns, key, at, outcome } = value;
   if (v !== FORMAT_VERSION || typeof ns !== 'string' || typeof key !== 'string') return undefined;
-  if (typeof at !== 'number' || !Number.isFinite(at) || !isOutcome(outcome)) return undefined;
+  if (typeof at !== 'number' || !Number.isFinite(at) || !isStoredOutcome(outcome)) return undefined;
   return value as unknown as Line;
-}
-
-function isOutcome(value: unknown): value is Outcome {
-  if (!isObject(value) || typeof value.kind !== 'string' || !OUTCOME_KINDS.has(value.kind)) return false;
-  switch (value.kind) {
-    case 'record':
-      return (
-        isObject(value.record) &&
-        isObject(value.extra) &&
-        Array.isArray(value.mismatches) &&
-        typeof value.raw === 'string'
-      );
-    case 'error':
-      return isObject(value.error) && typeof value.error.message === 'string';
-    case 'unreadable':
-      return typeof value.raw === 'string';
-    default:
-      return true;
-  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

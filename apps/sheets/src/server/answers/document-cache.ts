@@ -14,9 +14,9 @@
 // The cache is only the fast path: answers that must last go to the hidden sheet (hidden-sheet.ts),
 // which only executions that may write can fill. So each cache entry says whether it is already
 // kept there; keep.ts moves the others.
-import { isPaid, type Outcome } from '@enrich/core/universal';
+import { isPaid, isStoredOutcome, type Outcome } from '@enrich/core/universal';
 import { currentScrubber, scrubDeep } from '../key/scrub.js';
-import { forKeeping, isOutcome, type PaidAnswer, spread } from './paid-answer.js';
+import { forKeeping, type PaidAnswer, spread } from './paid-answer.js';
 
 /** CacheService's longest expiry: 6 hours. Past it, only Freeze results or the sidebar's values last. */
 export const CACHE_TTL_SECONDS = 21_600;
@@ -99,7 +99,7 @@ function liveAnswer(
   oldest: number,
   freshSince: number,
 ): CachedAnswer | undefined {
-  if (!Array.isArray(entry) || !(entry[0] > oldest) || !isOutcome(entry[1])) return undefined;
+  if (!Array.isArray(entry) || !(entry[0] > oldest) || !isStoredOutcome(entry[1])) return undefined;
   const paidAt = entry[3];
   if (typeof paidAt !== 'number' || paidAt <= freshSince) return undefined;
   return { outcome: entry[1], paidAt, kept: entry[2] === 1 };

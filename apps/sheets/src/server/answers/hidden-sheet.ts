@@ -15,9 +15,9 @@
 //   characters (Sheets refuses more than 50,000 in a cell); a bucket grows to the right as it fills.
 // Ids are digests of base URL + request (paid-answer.ts): no input is in the clear. The answers are
 // the same data the formulas show in the cells; every editor can unhide the sheet (README).
-import type { Outcome } from '@enrich/core/universal';
+import { isStoredOutcome, type Outcome } from '@enrich/core/universal';
 import { TEXT_FORMAT } from '../cells/values.js';
-import { forKeeping, isOutcome, type PaidAnswer, spread } from './paid-answer.js';
+import { forKeeping, type PaidAnswer, spread } from './paid-answer.js';
 
 export const HIDDEN_SHEET_NAME = '_enrich_answers';
 export const BUCKETS = 256;
@@ -146,7 +146,7 @@ function parseRow(line: readonly unknown[]): Map<string, PaidAnswer> {
     }
     if (!cell || typeof cell !== 'object') continue;
     for (const [id, entry] of Object.entries(cell)) {
-      if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !isOutcome(entry[1])) continue;
+      if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !isStoredOutcome(entry[1])) continue;
       out.set(id, { outcome: entry[1], paidAt: Number.parseInt(entry[0], 36) * 1000 });
     }
   }

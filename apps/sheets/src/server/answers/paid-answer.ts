@@ -49,26 +49,3 @@ export function forKeeping(outcome: Outcome): Outcome {
   const raw = outcome.mismatches.length === 0 ? '' : capRaw(outcome.raw, MAX_KEPT_RAW_CHARS);
   return { ...outcome, raw };
 }
-
-/**
- * Whether a kept value is an outcome as this add-on writes it: a record with its `extra`,
- * `mismatches` and `raw`, so that nothing reading it has to make up a missing part.
- */
-export function isOutcome(value: Outcome | undefined): value is Outcome {
-  if (!value || typeof value !== 'object') return false;
-  if (value.kind === 'record') {
-    return (
-      isObject(value.record) &&
-      isObject(value.extra) &&
-      Array.isArray(value.mismatches) &&
-      typeof value.raw === 'string'
-    );
-  }
-  if (value.kind === 'no-match') return true;
-  if (value.kind === 'unreadable') return typeof value.raw === 'string' && typeof value.reason === 'string';
-  return value.kind === 'error' && !!value.error && typeof value.error.message === 'string';
-}
-
-function isObject(value: unknown): boolean {
-  return !!value && typeof value === 'object' && !Array.isArray(value);
-}
