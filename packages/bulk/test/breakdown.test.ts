@@ -1,27 +1,16 @@
 // The breakdown of a run against its output: each coded value's count equals the rows of the
 // output holding it, whether the rows waited in the window, on disk or came from the cache.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { breakdownColumns, scoreBand } from '@enrich/core';
-import { type SandboxServer, startSandboxServer } from '@enrich/sandbox';
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type BulkSummary, runBulk } from '../src/index.js';
+import { useSandbox } from './fixtures.js';
 import { op, phone, sandboxRun } from './sandbox-run.js';
 
-let server: SandboxServer;
-let dir: string;
-
-beforeAll(async () => {
-  server = await startSandboxServer({ host: '127.0.0.1', port: 0 });
-  server.sandbox.configure({ latencyMs: 5 });
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'enrich-breakdown-'));
-  return () => rmSync(dir, { recursive: true, force: true });
-});
+// A little latency, so that rows wait in the window and on disk for their answers.
+const at = useSandbox({ latencyMs: 5 });
 
 /** Each coded column's values in the output, counted (ok rows only), as the breakdown counts them. */
 function countsInOutput(path: string): Map<string, Map<string, number>> {
@@ -53,6 +42,7 @@ function countsInBreakdown(summary: BulkSummary): Map<string, Map<string, number
 
 describe('the breakdown of a run', () => {
   it('counts each value as often as the output holds it, through the window, the spill and the cache', async () => {
+    const { dir, server } = at;
     const lines = ['name,phone'];
     // 300 rows of 40 phones: most rows repeat a request, many wait for its answer.
     for (let i = 0; i < 300; i++) lines.push(i % 25 === 0 ? `Bad ${i},12` : `P ${i},${phone((i * 7) % 40)}`);
@@ -76,6 +66,7 @@ describe('the breakdown of a run', () => {
   });
 
   it('is not given for a run that did not complete', async () => {
+    const { dir, server } = at;
     const inPath = join(dir, 'in.csv');
     writeFileSync(inPath, `phone\n${phone(1)}\n`);
     const controller = new AbortController();

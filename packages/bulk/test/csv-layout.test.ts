@@ -1,15 +1,15 @@
 // How a file is written, found before it is read: encodings (a BOM, valid UTF-8, else
 // Windows-1252), separators (from the header and the first rows), line ends; binary files refused.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeWindows1252, delimiterOf, layoutOf, layoutText } from '../src/csv-layout.js';
 import { fileKindOf } from '../src/file-kind.js';
+import { useTempDir } from './fixtures.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'csv-layout-'));
+const at = useTempDir();
 const file = (name: string, bytes: Buffer | string) => {
-  const path = join(dir, name);
+  const path = join(at.dir, name);
   writeFileSync(path, bytes);
   return path;
 };

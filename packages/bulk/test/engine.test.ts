@@ -1,11 +1,10 @@
 // The engine as a client calls it (the CLI and the extension): plan, then run, against the sandbox
 // over real HTTP on 127.0.0.1.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { outputColumns } from '@enrich/core';
-import { DEMO_KEY, type SandboxServer, startSandboxServer } from '@enrich/sandbox';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DEMO_KEY, startSandboxServer } from '@enrich/sandbox';
+import { describe, expect, it } from 'vitest';
 import {
   type BulkOptions,
   type BulkProgress,
@@ -15,27 +14,13 @@ import {
   readHeader,
   runBulk,
 } from '../src/index.js';
+import { useSandbox } from './fixtures.js';
 import { op, phone, sandboxRun } from './sandbox-run.js';
 
-let server: SandboxServer;
-let dir: string;
-
-beforeAll(async () => {
-  server = await startSandboxServer({ host: '127.0.0.1', port: 0 });
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.sandbox.reset();
-  dir = mkdtempSync(join(tmpdir(), 'enrich-bulk-'));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const at = useSandbox();
 
 function options(inPath: string): BulkOptions {
-  return sandboxRun(server, { inPath, outPath: defaultOutputPath(inPath, op) });
+  return sandboxRun(at.server, { inPath, outPath: defaultOutputPath(inPath, op) });
 }
 
 // 60 rows: 20 distinct phones (each three times, in three spellings), 5 blank, 5 invalid.
@@ -53,6 +38,7 @@ function leads(): string {
 
 describe('planBulk and runBulk', () => {
   it('the plan states what the run then spends; results are counted by kind; output beside the input', async () => {
+    const { dir, server } = at;
     const inPath = join(dir, 'leads.csv');
     writeFileSync(inPath, leads());
     const o = options(inPath);
@@ -96,6 +82,7 @@ describe('planBulk and runBulk', () => {
   });
 
   it('a signal already aborted sends nothing and writes no output', async () => {
+    const { dir, server } = at;
     const inPath = join(dir, 'leads.csv');
     writeFileSync(inPath, leads());
     const summary = await runBulk(options(inPath), { signal: AbortSignal.abort() });
@@ -105,6 +92,7 @@ describe('planBulk and runBulk', () => {
   });
 
   it('a budget stops sending: the rows not sent have the not-sent kind, counted apart from errors', async () => {
+    const { dir } = at;
     const inPath = join(dir, 'leads.csv');
     writeFileSync(inPath, leads());
     const o = options(inPath);
@@ -116,6 +104,7 @@ describe('planBulk and runBulk', () => {
   });
 
   it('rows past the window wait on disk and come out in order: the same bytes as with a window that holds them all', async () => {
+    const { dir } = at;
     const extra = await startSandboxServer({ host: '127.0.0.1', port: 0, misbehave: ['extra-fields'] });
     try {
       extra.sandbox.configure({ latencyMs: 15 });

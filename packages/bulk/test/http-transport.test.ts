@@ -1,19 +1,14 @@
 // The bulk transport keeps core's transport guarantees, over real HTTP to the misbehaving sandbox.
-import { DEMO_KEY, type SandboxServer, startSandboxServer } from '@enrich/sandbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_KEY } from '@enrich/sandbox';
+import { describe, expect, it } from 'vitest';
 import { createHttpTransport } from '../src/index.js';
+import { useSandboxServer } from './fixtures.js';
 
-let server: SandboxServer;
-beforeAll(async () => {
-  server = await startSandboxServer({ host: '127.0.0.1', port: 0 });
-});
-afterAll(async () => {
-  await server.close();
-});
+const at = useSandboxServer();
 
 const lookup = (misbehave?: string) => ({
   method: 'POST' as const,
-  url: `${server.url}/v3/lookup/phone`,
+  url: `${at.server.url}/v3/lookup/phone`,
   headers: {
     'content-type': 'application/json',
     'x-api-key': DEMO_KEY,
@@ -59,6 +54,7 @@ describe('createHttpTransport', () => {
   });
 
   it('nothing listening is a thrown network error; an aborted signal ends the exchange at once', async () => {
+    const { server } = at;
     const transport = createHttpTransport({ timeoutMs: 2000 });
     await expect(transport({ ...lookup(), url: 'http://127.0.0.1:9/v3/lookup/phone' })).rejects.toThrow(
       /ECONNREFUSED/,

@@ -1,29 +1,20 @@
 // JSON Lines through the engine, and the rows of a CSV that do not fit its header, against the
 // sandbox over real HTTP: lines kept byte for byte through the window and the spill, the extra
 // columns of answers not as documented added before status, a long row's own fields after it.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type SandboxServer, startSandboxServer } from '@enrich/sandbox';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type BulkOptions, runBulk } from '../src/index.js';
 import { topLevelValues } from '../src/jsonl-source.js';
+import { useSandbox } from './fixtures.js';
 import { phone, sandboxRun } from './sandbox-run.js';
 
-let server: SandboxServer;
-let dir: string;
-
-beforeAll(async () => {
-  server = await startSandboxServer({ host: '127.0.0.1', port: 0, misbehave: ['extra-fields'] });
-  server.sandbox.configure({ latencyMs: 10 });
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'enrich-jsonl-'));
-  return () => rmSync(dir, { recursive: true, force: true });
-});
+// Every answer with fields not as documented, and a little latency, so that rows wait in the window
+// and on disk for their answers.
+const at = useSandbox({ misbehave: ['extra-fields'], latencyMs: 10 });
 
 function options(inPath: string, outName: string, windowRows?: number): BulkOptions {
+  const { dir, server } = at;
   return sandboxRun(
     server,
     { inPath, outPath: join(dir, outName) },
@@ -51,6 +42,7 @@ describe('topLevelValues', () => {
 
 describe('JSON Lines through the engine', () => {
   it('each line kept byte for byte, through the window and the spill alike, extras before status', async () => {
+    const { dir } = at;
     const lines: string[] = [];
     for (let i = 0; i < 40; i++) {
       const p = phone(i % 8);
@@ -94,6 +86,7 @@ describe('JSON Lines through the engine', () => {
 
 describe('rows that do not fit the header', () => {
   it("a long row's own fields follow status, the extra columns of answers go before it", async () => {
+    const { dir } = at;
     const inPath = join(dir, 'leads.csv');
     const rows = ['name,phone'];
     for (let i = 0; i < 12; i++)

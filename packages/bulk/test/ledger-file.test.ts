@@ -2,22 +2,15 @@
 // that lose and glue no line, torn lines skipped, a recorder that batches and never fails a run, and
 // the engine's hook that feeds it.
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type LedgerEntry, readLedger } from '@enrich/core';
-import { type SandboxServer, startSandboxServer } from '@enrich/sandbox';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LedgerFile, ledgerPath, runBulk, SpendRecorder, spendOrigin } from '../src/index.js';
+import { useSandboxServer, useTempDir } from './fixtures.js';
 import { op, phone, sandboxRun } from './sandbox-run.js';
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'enrich-ledger-'));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const at = useTempDir();
 
 const entry = (over: Partial<LedgerEntry> = {}): LedgerEntry => ({
   v: 1,
@@ -77,6 +70,7 @@ describe('spendOrigin', () => {
 
 describe('LedgerFile', () => {
   it('creates its folder, appends lines and reads them back; a missing file is an empty ledger', () => {
+    const { dir } = at;
     const ledger = new LedgerFile(join(dir, 'a', 'b', 'ledger.jsonl'));
     expect(ledger.read()).toEqual({ entries: [], skipped: 0 });
     ledger.append(entry());
@@ -85,6 +79,7 @@ describe('LedgerFile', () => {
   });
 
   it('never glues a line to a torn one: the next append starts on a line of its own', () => {
+    const { dir } = at;
     const path = join(dir, 'ledger.jsonl');
     const ledger = new LedgerFile(path);
     ledger.append(entry());
@@ -98,6 +93,7 @@ describe('LedgerFile', () => {
   });
 
   it('skips and counts torn and garbage lines in the middle, and reads the lines after them', () => {
+    const { dir } = at;
     const path = join(dir, 'ledger.jsonl');
     const line = (n: number) => `${JSON.stringify(entry({ count: n }))}\n`;
     writeFileSync(
@@ -110,6 +106,7 @@ describe('LedgerFile', () => {
   });
 
   it('four processes appending 2,000 lines each at once: every line read back, none lost, none glued', async () => {
+    const { dir } = at;
     const path = join(dir, 'ledger.jsonl');
     const lines = 2000;
     const runs = ['p1', 'p2', 'p3', 'p4'];
@@ -151,6 +148,7 @@ describe('LedgerFile', () => {
 
 describe('SpendRecorder', () => {
   it('writes what it counted in one line on close, with the run id and only the base name of the file', () => {
+    const { dir } = at;
     const ledger = new LedgerFile(join(dir, 'ledger.jsonl'));
     const recorder = new SpendRecorder({
       ledger,
@@ -177,6 +175,7 @@ describe('SpendRecorder', () => {
   });
 
   it('writes every interval without waiting for close, and a random run id by default', async () => {
+    const { dir } = at;
     const ledger = new LedgerFile(join(dir, 'ledger.jsonl'));
     const recorder = new SpendRecorder({
       ledger,
@@ -201,6 +200,7 @@ describe('SpendRecorder', () => {
   });
 
   it('never lets a batch span two UTC days', () => {
+    const { dir } = at;
     const ledger = new LedgerFile(join(dir, 'ledger.jsonl'));
     let now = new Date('2026-11-30T23:59:59.000Z');
     const recorder = new SpendRecorder({
@@ -222,6 +222,7 @@ describe('SpendRecorder', () => {
   });
 
   it('reports an unwritable ledger once, never throws, and writes what it kept once it can', () => {
+    const { dir } = at;
     const blocker = join(dir, 'not-a-folder');
     writeFileSync(blocker, 'a file where the ledger folder should be');
     const errors: Error[] = [];
@@ -252,15 +253,11 @@ describe('SpendRecorder', () => {
 });
 
 describe("the engine's onPaid hook", () => {
-  let server: SandboxServer;
-  beforeAll(async () => {
-    server = await startSandboxServer({ host: '127.0.0.1', port: 0 });
-  });
-  afterAll(async () => {
-    await server.close();
-  });
+  const sandbox = useSandboxServer();
 
   it('is told of every paid transaction the run counts, and of none answered from the cache', async () => {
+    const { dir } = at;
+    const { server } = sandbox;
     const inPath = join(dir, 'in.csv');
     // 30 distinct phones, each twice, a blank and an invalid row: 30 paid.
     const rows = Array.from({ length: 60 }, (_, i) => phone(i % 30));

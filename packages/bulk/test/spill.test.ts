@@ -1,19 +1,14 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { COMPLETE, SpillFile } from '../src/spill.js';
+import { useTempDir } from './fixtures.js';
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'enrich-spill-'));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const at = useTempDir();
 
 describe('SpillFile', () => {
   it('gives back every record in order, across the write buffer and the file, interleaved', () => {
+    const { dir } = at;
     const spill = new SpillFile(join(dir, 'out.csv.spill'));
     const expected: [number, string][] = [];
     const taken: [number, string][] = [];
@@ -42,6 +37,7 @@ describe('SpillFile', () => {
   });
 
   it('starts again from the top once emptied', () => {
+    const { dir } = at;
     const spill = new SpillFile(join(dir, 'spill'));
     for (let round = 0; round < 3; round++) {
       // 100,000 records: more than the 1 MB write buffer, so they go through the file.

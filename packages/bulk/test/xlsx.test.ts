@@ -2,39 +2,24 @@
 // workbooks are made by exceljs as an office tool writes them (shared strings, styles, the
 // workbook's parts in exceljs's order), run through runBulk, and the output read back with exceljs
 // to compare every input cell with the input's, value and type.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { outputColumns } from '@enrich/core';
-import { DEMO_KEY, type SandboxServer, startSandboxServer } from '@enrich/sandbox';
+import { DEMO_KEY } from '@enrich/sandbox';
 import { parse } from 'csv-parse/sync';
 import ExcelJS, { type Cell, type Workbook, type Worksheet } from 'exceljs';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BulkError, type BulkOptions, cacheNamespace, planBulk, runBulk } from '../src/index.js';
 import { openSource } from '../src/open-source.js';
 import { outputHeader } from '../src/output-columns.js';
+import { useSandbox, useSandboxServer } from './fixtures.js';
 import { op, phone, sandboxRun } from './sandbox-run.js';
 
-let server: SandboxServer;
-let dir: string;
-
-beforeAll(async () => {
-  server = await startSandboxServer({ host: '127.0.0.1', port: 0 });
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.sandbox.reset();
-  dir = mkdtempSync(join(tmpdir(), 'enrich-xlsx-'));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const at = useSandbox();
 
 function options(inPath: string, outPath: string, sheet?: string): BulkOptions {
-  return sandboxRun(server, { inPath, outPath }, sheet === undefined ? {} : { layout: { sheet } });
+  return sandboxRun(at.server, { inPath, outPath }, sheet === undefined ? {} : { layout: { sheet } });
 }
 
 const HEADER = ['Name', 'Phone', 'ZIP', 'Born', 'Letters', 'Member'];
@@ -159,6 +144,7 @@ function repack(
 
 describe('Excel workbooks', () => {
   it('xlsx to xlsx: rows enriched, every input cell as it was (value and type), the output columns after them', async () => {
+    const { dir, server } = at;
     const inPath = join(dir, 'leads.xlsx');
     const outPath = join(dir, 'leads.phone-lookup.xlsx');
     await leadsWorkbook(inPath);
@@ -208,6 +194,7 @@ describe('Excel workbooks', () => {
   });
 
   it("the output sheet takes the input sheet's name", async () => {
+    const { dir } = at;
     const inPath = join(dir, 'leads.xlsx');
     const outPath = join(dir, 'out.xlsx');
     await leadsWorkbook(inPath);
@@ -216,6 +203,7 @@ describe('Excel workbooks', () => {
   });
 
   it('reads rows as text for planning: numbers as digits, dates as ISO 8601, formulas by their result; row numbers as Excel shows them', async () => {
+    const { dir } = at;
     const inPath = join(dir, 'leads.xlsx');
     await leadsWorkbook(inPath);
     const source = await openSource(inPath);
@@ -234,6 +222,7 @@ describe('Excel workbooks', () => {
   });
 
   it('--sheet reads the sheet named; a sheet of no such name is refused before anything is sent', async () => {
+    const { dir, server } = at;
     const inPath = join(dir, 'leads.xlsx');
     const outPath = join(dir, 'other.xlsx');
     await leadsWorkbook(inPath);
@@ -256,6 +245,7 @@ describe('Excel workbooks', () => {
   });
 
   it('reads a workbook whatever the order of its parts (sheets before the list of sheets and the styles, as some tools write them)', async () => {
+    const { dir } = at;
     const made = join(dir, 'made.xlsx');
     const inPath = join(dir, 'reordered.xlsx');
     await leadsWorkbook(made);
@@ -278,6 +268,7 @@ describe('Excel workbooks', () => {
   });
 
   it('leaves no temp file behind: each sheet goes through one while it is read', async () => {
+    const { dir } = at;
     const inPath = join(dir, 'leads.xlsx');
     await leadsWorkbook(inPath);
     const temp = join(dir, 'temp');
@@ -292,8 +283,9 @@ describe('Excel workbooks', () => {
       const read = await openSource(inPath);
       while (await read.nextBatch());
       read.close();
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(readdirSync(temp)).toEqual([]);
+      // Closing lets exceljs walk the sheets left in the background, deleting each temp file as it
+      // goes: wait for that walk (longer on a loaded machine), not for a fixed time.
+      await vi.waitFor(() => expect(readdirSync(temp)).toEqual([]), { timeout: 10_000, interval: 25 });
     } finally {
       if (saved === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = saved;
@@ -301,6 +293,7 @@ describe('Excel workbooks', () => {
   });
 
   it('a damaged workbook is refused before anything is sent, without quoting its bytes', async () => {
+    const { dir, server } = at;
     const whole = join(dir, 'whole.xlsx');
     await leadsWorkbook(whole);
     const bytes = readFileSync(whole);
@@ -325,6 +318,7 @@ describe('Excel workbooks', () => {
   });
 
   it('a sheet that breaks off mid-way stops the run there, and says after which row', async () => {
+    const { dir, server } = at;
     const made = join(dir, 'made.xlsx');
     const inPath = join(dir, 'broken.xlsx');
     const workbook = new ExcelJS.Workbook();
@@ -348,6 +342,7 @@ describe('Excel workbooks', () => {
   });
 
   it('xlsx to csv: the fields as text (numbers as their digits, dates as ISO 8601)', async () => {
+    const { dir } = at;
     const inPath = join(dir, 'leads.xlsx');
     const outPath = join(dir, 'leads.csv');
     await leadsWorkbook(inPath);
@@ -367,6 +362,7 @@ describe('Excel workbooks', () => {
   });
 
   it('csv to xlsx: every field a text cell (leading zeros kept), the output columns after them', async () => {
+    const { dir } = at;
     const inPath = join(dir, 'leads.csv');
     const outPath = join(dir, 'leads.xlsx');
     writeFileSync(inPath, `name,phone,zip\nJosé Ñúñez,${phone(1)},02134\nZoë,0044 20 7946 0000,501\n`);
@@ -391,6 +387,7 @@ describe('Excel workbooks', () => {
   });
 
   it('accents survive however the workbook is cut into chunks (exceljs alone turns a few into U+FFFD)', async () => {
+    const { dir } = at;
     const inPath = join(dir, 'many.xlsx');
     const workbook = new ExcelJS.Workbook();
     const sheet = workbook.addWorksheet('Names');
@@ -414,13 +411,11 @@ describe('Excel workbooks', () => {
 });
 
 describe('Excel workbooks, answers with fields not as documented', () => {
-  let odd: SandboxServer;
-  beforeAll(async () => {
-    odd = await startSandboxServer({ host: '127.0.0.1', port: 0, misbehave: ['extra-fields'] });
-  });
-  afterAll(() => odd.close());
+  const extraFields = useSandboxServer({ misbehave: ['extra-fields'] });
 
   function oddOptions(inPath: string, outName: string, windowRows?: number): BulkOptions {
+    const { dir } = at;
+    const odd = extraFields.server;
     const base = options(inPath, join(dir, outName));
     return {
       ...base,
@@ -433,6 +428,7 @@ describe('Excel workbooks, answers with fields not as documented', () => {
   }
 
   it("the extra columns go before status and a long row's own cells after it, through the window and the spill alike", async () => {
+    const { dir } = at;
     const inPath = join(dir, 'leads.xlsx');
     const workbook = new ExcelJS.Workbook();
     const sheet = workbook.addWorksheet('Leads');

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readLedger } from '@enrich/core';
 import { type SandboxServer, startSandboxServer } from '@enrich/sandbox';
-import type { BrowserContext, FrameLocator, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { okValueCounts } from '../csv-records';
 import {
@@ -18,15 +18,17 @@ import {
   type CodeServer,
   closeAll,
   dialog,
+  enrichFromExplorer,
   filesContaining,
+  lastWebview,
   listFiles,
   notification,
   openWorkbench,
   quickInput,
-  quickInputBox,
   runCommand,
   screenshot,
   screenshotIfFailed,
+  setApiKey,
   startCodeServer,
 } from './code-server';
 
@@ -61,33 +63,6 @@ afterEach((test) => screenshotIfFailed(page, test.task));
 
 afterAll(() => closeAll(context, server, sandbox));
 
-/** The chart's page: VS Code draws a webview as an iframe inside an iframe. */
-function chartView(): FrameLocator {
-  return page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
-}
-
-/** Right-click the file in the explorer and choose "Enrich File...". */
-async function enrichFromExplorer(name: string): Promise<void> {
-  const row = page.locator('.explorer-folders-view .monaco-list-row', {
-    has: page.locator('.label-name', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`) }),
-  });
-  const item = page.locator('.context-view .action-label', { hasText: 'Enrich File...' });
-  for (let attempt = 1; ; attempt++) {
-    await row.click({ button: 'right' });
-    try {
-      await item.waitFor({ timeout: 10_000 });
-      break;
-    } catch (error) {
-      if (attempt >= 3) throw error;
-      await page.keyboard.press('Escape');
-    }
-  }
-  // The menu takes its item on hover and Enter (a click right after it opens is ignored).
-  await item.hover();
-  await page.keyboard.press('Enter');
-  await item.waitFor({ state: 'hidden' });
-}
-
 /** Whether any webview page shows `selector` with `text` (the result view and the chart are two). */
 async function shown(selector: string, text: string): Promise<boolean> {
   for (const frame of page.frames()) {
@@ -116,15 +91,11 @@ async function spendPane() {
 
 describe('the chart of an Enrich File run, and the spend, in code-server', () => {
   it('sets the key', async () => {
-    await runCommand(page, 'Enrichment: Set API Key');
-    await quickInput(page).filter({ hasText: 'Set API Key' }).waitFor({ state: 'visible' });
-    await expect(quickInputBox(page).getAttribute('type')).resolves.toBe('password');
-    await answerInput(page, 'Set API Key', KEY);
-    await notification(page, 'API key saved').last().waitFor();
+    await setApiKey(page, KEY);
   });
 
   it('opens the chart beside the output after Email Verify; each number is what the output file holds', async () => {
-    await enrichFromExplorer('emails.csv');
+    await enrichFromExplorer(page, 'emails.csv');
     await answerInput(page, 'which operation?', 'Email Verify');
     await quickInput(page).filter({ hasText: 'Email Verify: emails.csv' }).waitFor({ state: 'visible' });
     const cost = (await page.locator('.quick-input-list .monaco-list-row').first().textContent()) ?? '';
@@ -138,7 +109,8 @@ describe('the chart of an Enrich File run, and the spend, in code-server', () =>
     spentByRun = sandbox.sandbox.transactions(KEY);
     expect(spentByRun).toBe(40);
 
-    const view = chartView();
+    // The chart, the webview opened last.
+    const view = lastWebview(page);
     await view.locator('h1', { hasText: 'Email Verify: emails.csv' }).waitFor();
     await page.locator('.tab', { hasText: 'Email Verify: emails.csv' }).waitFor();
     const output = readFileSync(join(server.workspaceDir, 'emails.email-verify.csv'), 'utf8');

@@ -14,7 +14,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { type BrowserContext, chromium, type FrameLocator, type Locator, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 export const APP_DIR = resolve(import.meta.dirname, '../..');
 const REPO_DIR = resolve(APP_DIR, '../..');
@@ -226,6 +227,64 @@ export function dialog(page: Page, text: string | RegExp): Locator {
 
 export function notification(page: Page, text: string | RegExp): Locator {
   return page.locator('.notifications-toasts .notification-toast', { hasText: text });
+}
+
+/** Sets the API key through Enrichment: Set API Key, typed into its box as a user would. */
+export async function setApiKey(page: Page, key: string): Promise<void> {
+  await runCommand(page, 'Enrichment: Set API Key');
+  await quickInput(page).filter({ hasText: 'Set API Key' }).waitFor({ state: 'visible' });
+  // password: the key is drawn as dots, never as text.
+  await expect(quickInputBox(page).getAttribute('type')).resolves.toBe('password');
+  await answerInput(page, 'Set API Key', key);
+  await notification(page, 'API key saved').last().waitFor();
+}
+
+/** Right-clicks the file `name` in the explorer and chooses "Enrich File...". */
+export async function enrichFromExplorer(page: Page, name: string): Promise<void> {
+  // The label as it is, not as a pattern (a dot is a dot).
+  const literal = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const row = page.locator('.explorer-folders-view .monaco-list-row', {
+    has: page.locator('.label-name', { hasText: new RegExp(`^${literal}$`) }),
+  });
+  const item = page.locator('.context-view .action-label', { hasText: 'Enrich File...' });
+  // Right after a reload the menu may open before the extension's contributions are registered:
+  // close it and open it again, a bounded number of times.
+  for (let attempt = 1; ; attempt++) {
+    await row.click({ button: 'right' });
+    try {
+      await item.waitFor({ timeout: 10_000 });
+      break;
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      await page.keyboard.press('Escape');
+    }
+  }
+  // The menu takes its item on hover and Enter: a click right after it opens is ignored by VS Code
+  // (so that releasing the right button does not pick an item).
+  await item.hover();
+  await page.keyboard.press('Enter');
+  await item.waitFor({ state: 'hidden' });
+}
+
+/** The page of the webview opened last (a result view, a chart): VS Code draws a webview as an iframe inside an iframe. */
+export function lastWebview(page: Page): FrameLocator {
+  return page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
+}
+
+/** Waits until a finished call's progress toast has faded out, so that a picture shows the outcome only. */
+export async function progressGone(page: Page): Promise<void> {
+  await page
+    .locator('.notification-toast', { hasText: 'Source: Enrichment' })
+    .filter({ hasText: 'Cancel' })
+    .waitFor({ state: 'hidden' });
+}
+
+/** The extension's activation time in ms, as VS Code's Developer: Show Running Extensions shows it (NaN when not found). */
+export async function activationTime(page: Page): Promise<number> {
+  await runCommand(page, 'Developer: Show Running Extensions');
+  const row = page.locator('.monaco-list-row', { hasText: 'Enrichment' }).filter({ hasText: 'Activation' });
+  await row.waitFor();
+  return Number(/Activation:\s*(\d+)\s*ms/.exec((await row.textContent()) ?? '')?.[1]);
 }
 
 /** The text of the active editor, lines joined, as rendered (the whole document must fit). */

@@ -19,15 +19,15 @@ import {
   type CodeServer,
   closeAll,
   dialog,
+  enrichFromExplorer,
   filesContaining,
   listFiles,
   notification,
   openWorkbench,
   quickInput,
-  quickInputBox,
-  runCommand,
   screenshot,
   screenshotIfFailed,
+  setApiKey,
   startCodeServer,
 } from './code-server';
 import { makeLeads } from './leads-500';
@@ -61,31 +61,6 @@ afterEach((test) => screenshotIfFailed(page, test.task));
 
 afterAll(() => closeAll(context, server, sandbox));
 
-/** Right-click leads.csv in the explorer and choose "Enrich File...". */
-async function enrichFromExplorer(): Promise<void> {
-  const row = page.locator('.explorer-folders-view .monaco-list-row', {
-    has: page.locator('.label-name', { hasText: /^leads\.csv$/ }),
-  });
-  const item = page.locator('.context-view .action-label', { hasText: 'Enrich File...' });
-  // Right after a reload the menu may open before the extension's contributions are registered:
-  // close it and open it again, a bounded number of times.
-  for (let attempt = 1; ; attempt++) {
-    await row.click({ button: 'right' });
-    try {
-      await item.waitFor({ timeout: 10_000 });
-      break;
-    } catch (error) {
-      if (attempt >= 3) throw error;
-      await page.keyboard.press('Escape');
-    }
-  }
-  // The menu takes its item on hover and Enter: a click right after it opens is ignored by VS Code
-  // (so that releasing the right button does not pick an item).
-  await item.hover();
-  await page.keyboard.press('Enter');
-  await item.waitFor({ state: 'hidden' });
-}
-
 /** Picks the operation (or the resume row), then reads the cost row of the mapping step and takes it. */
 async function chooseAndReadCost(choice: string): Promise<number> {
   await answerInput(page, 'which operation?', choice);
@@ -107,17 +82,13 @@ async function confirm(transactions: number): Promise<void> {
 
 describe('Enrich File on a CSV in code-server', () => {
   it('sets the key', async () => {
-    await runCommand(page, 'Enrichment: Set API Key');
-    await quickInput(page).filter({ hasText: 'Set API Key' }).waitFor({ state: 'visible' });
-    await expect(quickInputBox(page).getAttribute('type')).resolves.toBe('password');
-    await answerInput(page, 'Set API Key', KEY);
-    await notification(page, 'API key saved').last().waitFor();
+    await setApiKey(page, KEY);
   });
 
   it('shows the cost before anything is sent: the distinct valid requests', async () => {
     // Set API Key's free key check asked once (not billed); the review asks nothing more.
     const requests = sandbox.sandbox.requests();
-    await enrichFromExplorer();
+    await enrichFromExplorer(page, 'leads.csv');
     shownFirst = await chooseAndReadCost('Phone Lookup');
     console.log(`500-row file: ${leads.distinctValid} distinct valid requests; cost shown ${shownFirst}`);
     expect(shownFirst).toBe(leads.distinctValid);
@@ -150,7 +121,7 @@ describe('Enrich File on a CSV in code-server', () => {
     await page.locator('.explorer-folders-view').waitFor();
     // The extension's contributions are registered once its view container shows in the activity bar.
     await page.locator('.activitybar .action-item .action-label[aria-label^="Enrichment"]').waitFor();
-    await enrichFromExplorer();
+    await enrichFromExplorer(page, 'leads.csv');
     const shownAgain = await chooseAndReadCost('Resume');
     expect(shownAgain).toBe(leads.distinctValid - spentBeforeResume);
     await confirm(shownAgain);

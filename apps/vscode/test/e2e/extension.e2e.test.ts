@@ -8,6 +8,7 @@ import { createSandbox, type SandboxServer, startSandboxServer } from '@enrich/s
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
+  activationTime,
   activeEditorText,
   answerInput,
   type CodeServer,
@@ -17,6 +18,7 @@ import {
   listFiles,
   notification,
   openWorkbench,
+  progressGone,
   quickInput,
   quickInputBox,
   quickInputMessage,
@@ -24,6 +26,7 @@ import {
   SCREENSHOTS,
   screenshot,
   screenshotIfFailed,
+  setApiKey,
   startCodeServer,
 } from './code-server';
 
@@ -56,11 +59,7 @@ afterAll(() => closeAll(context, server, sandbox));
 async function shot(name: string) {
   // A key box on screen would be a leak in the picture: never photograph one.
   expect(await quickInput(page).filter({ hasText: 'Set API Key' }).isVisible()).toBe(false);
-  // A finished call's progress toast fades out; wait for it so the picture shows the outcome.
-  await page
-    .locator('.notification-toast', { hasText: 'Source: Enrichment' })
-    .filter({ hasText: 'Cancel' })
-    .waitFor({ state: 'hidden' });
+  await progressGone(page);
   screenshots.push(await screenshot(page, name));
 }
 
@@ -78,22 +77,13 @@ function sandboxRecord(phone: string) {
   return outcome.record as { Name: Record<string, string>; Address: Record<string, unknown> };
 }
 
-async function setKey(key: string) {
-  await runCommand(page, 'Enrichment: Set API Key');
-  await quickInput(page).filter({ hasText: 'Set API Key' }).waitFor({ state: 'visible' });
-  // password: the key is drawn as dots, never as text.
-  await expect(quickInputBox(page).getAttribute('type')).resolves.toBe('password');
-  await answerInput(page, 'Set API Key', key);
-  await notification(page, 'API key saved').last().waitFor();
-}
-
 describe('the extension in code-server', () => {
   it('activates on its command, not at startup', async () => {
     await expect(page.locator('.statusbar-item', { hasText: 'Enrichment' }).count()).resolves.toBe(0);
   });
 
   it('sets the key through Enrichment: Set API Key (a password box)', async () => {
-    await setKey(KEY);
+    await setApiKey(page, KEY);
     const status = page.locator('.statusbar-item', { hasText: 'Enrichment (sandbox)' });
     await status.waitFor();
     await expect(status.locator('.codicon-key').count()).resolves.toBe(1);
@@ -185,7 +175,7 @@ describe('the extension in code-server', () => {
   });
 
   it('offers "Set API Key" on a 401 from a wrong key, and it sets a new key', async () => {
-    await setKey(WRONG_KEY);
+    await setApiKey(page, WRONG_KEY);
     await runCommand(page, 'Enrichment: Phone Lookup');
     await answerInput(page, 'Phone Lookup', PHONE);
     // The History holds this lookup's answer: the user asks for a new call on purpose.
@@ -223,11 +213,7 @@ describe('the extension in code-server', () => {
   });
 
   it("reports the extension's activation time from VS Code's Running Extensions", async () => {
-    await runCommand(page, 'Developer: Show Running Extensions');
-    const row = page.locator('.monaco-list-row', { hasText: 'Enrichment' }).filter({ hasText: 'Activation' });
-    await row.waitFor();
-    const text = (await row.textContent()) ?? '';
-    const ms = Number(/Activation:\s*(\d+)\s*ms/.exec(text)?.[1]);
+    const ms = await activationTime(page);
     console.log(`activation time of the Enrichment extension (Developer: Show Running Extensions): ${ms} ms`);
     expect(Number.isFinite(ms)).toBe(true);
     await shot('7-running-extensions');

@@ -16,14 +16,14 @@ import {
   type CodeServer,
   closeAll,
   dialog,
+  enrichFromExplorer,
   filesContaining,
   notification,
   openWorkbench,
   quickInput,
-  quickInputBox,
-  runCommand,
   screenshot,
   screenshotIfFailed,
+  setApiKey,
   startCodeServer,
 } from './code-server';
 
@@ -99,28 +99,6 @@ async function writeWorkbook(path: string): Promise<void> {
   await workbook.xlsx.writeFile(path);
 }
 
-/** Right-click the file in the explorer and choose "Enrich File...". */
-async function enrichFromExplorer(name: string): Promise<void> {
-  const row = page.locator('.explorer-folders-view .monaco-list-row', {
-    has: page.locator('.label-name', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`) }),
-  });
-  const item = page.locator('.context-view .action-label', { hasText: 'Enrich File...' });
-  for (let attempt = 1; ; attempt++) {
-    await row.click({ button: 'right' });
-    try {
-      await item.waitFor({ timeout: 10_000 });
-      break;
-    } catch (error) {
-      if (attempt >= 3) throw error;
-      await page.keyboard.press('Escape');
-    }
-  }
-  // The menu takes its item on hover and Enter (a click right after it opens is ignored).
-  await item.hover();
-  await page.keyboard.press('Enter');
-  await item.waitFor({ state: 'hidden' });
-}
-
 /** The review's rows as shown: the cost first, then what was found in the file. */
 async function reviewRows(title: string): Promise<string[]> {
   await quickInput(page).filter({ hasText: title }).waitFor({ state: 'visible' });
@@ -138,15 +116,11 @@ async function confirm(transactions: number, found: string): Promise<void> {
 
 describe('Enrich File on JSON Lines and a workbook in code-server', () => {
   it('sets the key', async () => {
-    await runCommand(page, 'Enrichment: Set API Key');
-    await quickInput(page).filter({ hasText: 'Set API Key' }).waitFor({ state: 'visible' });
-    await expect(quickInputBox(page).getAttribute('type')).resolves.toBe('password');
-    await answerInput(page, 'Set API Key', KEY);
-    await notification(page, 'API key saved').last().waitFor();
+    await setApiKey(page, KEY);
   });
 
   it('JSON Lines from the explorer: the cost and what was found, then the output beside it, lines kept whole', async () => {
-    await enrichFromExplorer('leads.jsonl');
+    await enrichFromExplorer(page, 'leads.jsonl');
     await answerInput(page, 'which operation?', 'Phone Lookup');
     const shown = await reviewRows('Phone Lookup: leads.jsonl');
     console.log(
@@ -194,7 +168,7 @@ describe('Enrich File on JSON Lines and a workbook in code-server', () => {
   });
 
   it('a workbook from the explorer: the sheet asked for, the output a workbook of the same cells, shown in the Explorer', async () => {
-    await enrichFromExplorer('leads.xlsx');
+    await enrichFromExplorer(page, 'leads.xlsx');
     await answerInput(page, 'which operation?', 'Phone Lookup');
     await answerInput(page, 'which sheet?', 'Leads');
     const found = 'Excel workbook, sheet "Leads" (2 of 2)';

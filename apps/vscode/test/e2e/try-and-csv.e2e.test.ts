@@ -4,14 +4,17 @@
 
 import { getOperation, readResponse } from '@enrich/core';
 import { createSandbox } from '@enrich/sandbox';
-import type { BrowserContext, FrameLocator, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
+  activationTime,
   answerInput,
   type CodeServer,
   closeAll,
+  lastWebview,
   notification,
   openWorkbench,
+  progressGone,
   runCommand,
   screenshot,
   screenshotIfFailed,
@@ -33,19 +36,6 @@ beforeAll(async () => {
 afterEach((test) => screenshotIfFailed(page, test.task));
 
 afterAll(() => closeAll(context, server));
-
-/** A finished call's progress toast fades out; the picture should show the outcome only. */
-async function settled(): Promise<void> {
-  await page
-    .locator('.notification-toast', { hasText: 'Source: Enrichment' })
-    .filter({ hasText: 'Cancel' })
-    .waitFor({ state: 'hidden' });
-}
-
-/** The result view's page: VS Code draws a webview as an iframe inside an iframe. */
-function resultView(): FrameLocator {
-  return page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
-}
 
 /** What the sandbox answers, from a separate in-process sandbox (same seed, the demo key). */
 function demoAnswer(id: 'phone-lookup' | 'tcpa-verify', body: Record<string, string>) {
@@ -71,7 +61,7 @@ describe('Try Without a Key in code-server', () => {
   it('answers Phone Lookup from it, shown as grouped fields in the result view', async () => {
     await runCommand(page, 'Enrichment: Phone Lookup');
     await answerInput(page, 'Phone Lookup', PHONE);
-    const view = resultView();
+    const view = lastWebview(page);
     await view.locator('h1', { hasText: `Phone Lookup: ${PHONE}` }).waitFor();
     const expected = demoAnswer('phone-lookup', { Phone: PHONE }) as Record<string, Record<string, string>>;
     for (const title of ['Name', 'Address']) await view.locator('h2', { hasText: title }).waitFor();
@@ -79,7 +69,7 @@ describe('Try Without a Key in code-server', () => {
     await expect(firstName.locator('.value').textContent()).resolves.toBe(expected.Name?.FName);
     await expect(view.locator('.summary').textContent()).resolves.toContain('a transaction was spent');
     await view.locator('button', { hasText: 'Call again (spends 1 transaction)' }).waitFor();
-    await settled();
+    await progressGone(page);
     await screenshot(page, 'try-1-phone-lookup-view');
   });
 
@@ -87,7 +77,7 @@ describe('Try Without a Key in code-server', () => {
     await runCommand(page, 'Enrichment: TCPA Verify');
     await answerInput(page, 'TCPA Verify: Phone', PHONE);
     await answerInput(page, 'TCPA Verify: Last name', 'Doe');
-    const view = resultView();
+    const view = lastWebview(page);
     await view.locator('h1', { hasText: 'TCPA Verify' }).waitFor();
     const expected = demoAnswer('tcpa-verify', { phone: PHONE, last_name: 'Doe' });
     const row = view.locator('tr', { has: view.locator('th', { hasText: /^verification_code$/ }) });
@@ -96,20 +86,17 @@ describe('Try Without a Key in code-server', () => {
     console.log(
       `result view: verification_code ${expected.verification_code}, ${await row.locator('.likely').textContent()}`,
     );
-    await settled();
+    await progressGone(page);
     await screenshot(page, 'try-2-tcpa-verify-likely');
   });
 
   it('opens the JSON document from the view, one click away', async () => {
-    await resultView().locator('button', { hasText: 'Open JSON document' }).click();
+    await lastWebview(page).locator('button', { hasText: 'Open JSON document' }).click();
     await page.locator('.tab', { hasText: 'TCPA Verify' }).filter({ hasText: '.json' }).waitFor();
   });
 
   it("reports the extension's activation time", async () => {
-    await runCommand(page, 'Developer: Show Running Extensions');
-    const row = page.locator('.monaco-list-row', { hasText: 'Enrichment' }).filter({ hasText: 'Activation' });
-    await row.waitFor();
-    const ms = Number(/Activation:\s*(\d+)\s*ms/.exec((await row.textContent()) ?? '')?.[1]);
+    const ms = await activationTime(page);
     console.log(`activation time of the Enrichment extension (Developer: Show Running Extensions): ${ms} ms`);
     expect(Number.isFinite(ms)).toBe(true);
   });

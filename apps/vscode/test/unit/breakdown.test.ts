@@ -13,13 +13,10 @@ import { BREAKDOWN_VIEW_TYPE } from '../../src/breakdown/view';
 import { COMMAND } from '../../src/manifest';
 import { okValueCounts } from '../csv-records';
 import { commands, reply, Uri, ui } from '../vscode-stub';
-import { activateWithSandbox, type Harness } from './harness';
+import { activateWithSandbox, closeHarnesses, type Harness } from './harness';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+afterEach(closeHarnesses);
 
 const NONCE = 'bm9uY2Utb2YtdGhlLXRlc3Q=';
 const none: OutcomeCounts = { ok: 0, noMatch: 0, unreadable: 0, invalid: 0, errors: 0, notSent: 0 };

@@ -17,15 +17,14 @@ import {
   lm,
   setSetting,
 } from '../vscode-stub';
-import { activateWithSandbox, type Harness, TEST_KEY } from './harness';
+import { activateWithSandbox, closeHarnesses, type Harness, TEST_KEY } from './harness';
 
 const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
 
 let harness: Harness | undefined;
 afterEach(async () => {
   await deactivate();
-  await harness?.close();
-  harness = undefined;
+  await closeHarnesses();
 });
 
 const PHONE = '5550102030';

@@ -10,6 +10,7 @@ import { commands, reply, setSetting, ui } from '../vscode-stub';
 import {
   activateWithSandbox,
   cleanExample,
+  closeHarnesses,
   expectedRecord,
   type Harness,
   lastResult,
@@ -18,10 +19,7 @@ import {
 } from './harness';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+afterEach(closeHarnesses);
 
 const run = (id: string, ...args: unknown[]) =>
   commands.executeCommand<HistoryEntry | undefined>(id, ...args);

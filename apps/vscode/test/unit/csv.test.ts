@@ -11,13 +11,10 @@ import { Config } from '../../src/config';
 import { UNFINISHED_KEY } from '../../src/file-run/flow';
 import { COMMAND } from '../../src/manifest';
 import { commands, reply, setSetting, Uri, ui } from '../vscode-stub';
-import { activateWithSandbox, type Harness, TEST_KEY } from './harness';
+import { activateWithSandbox, closeHarnesses, type Harness, TEST_KEY } from './harness';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+afterEach(closeHarnesses);
 
 // 9 rows: one phone three ways, two more, a reserved no-match (paid), a blank and an invalid phone;
 // Mobile holds one number throughout, for the mapping test.

@@ -14,13 +14,10 @@ import { sheetsOf, workbookSheets } from '../../src/file-run/workbook-sheets';
 import { COMMAND, contributes } from '../../src/manifest';
 import { cellsOf, ExcelJS } from '../exceljs';
 import { commands, env, reply, UIKind, Uri, ui } from '../vscode-stub';
-import { activateWithSandbox, type Harness, TEST_KEY } from './harness';
+import { activateWithSandbox, closeHarnesses, type Harness, TEST_KEY } from './harness';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+afterEach(closeHarnesses);
 
 // As csv.test.ts's file: one phone three ways, two more, a reserved no-match (paid), a blank row and
 // an invalid phone: 4 distinct valid requests.

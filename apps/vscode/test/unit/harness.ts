@@ -17,6 +17,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** Harnesses activated and not closed yet: what closeHarnesses() closes. */
+const open = new Set<Harness>();
+
 export async function activateWithSandbox(
   options: {
     keys?: string[];
@@ -35,16 +38,28 @@ export async function activateWithSandbox(
   const context = createExtensionContext();
   if (options.setKey !== false) await context.secrets.store('enrich.apiKey', TEST_KEY);
   await activate(context as unknown as vscode.ExtensionContext);
-  return {
+  const harness: Harness = {
     server,
     context,
     async close() {
+      open.delete(harness);
       for (const d of context.subscriptions) d.dispose();
       await server.close();
       // The spend ledger's folder, when a test wrote it.
       rmSync(context.globalStorageUri.fsPath, { recursive: true, force: true });
     },
   };
+  open.add(harness);
+  return harness;
+}
+
+/**
+ * For afterEach: closes every harness activated and not closed yet (subscriptions disposed, sandbox
+ * stopped), whether or not the test kept it in a variable, so that no sandbox or registration
+ * outlives the test that started it.
+ */
+export async function closeHarnesses(): Promise<void> {
+  for (const harness of [...open]) await harness.close();
 }
 
 /**

@@ -7,13 +7,10 @@ import { statusText } from '../../src/call/status-text';
 import { HISTORY_RAW_MAX_CHARS, HISTORY_STATE_KEY, History, type HistoryEntry } from '../../src/history';
 import { COMMAND, operationCommandId } from '../../src/manifest';
 import { commands, MementoStub, reply, setSetting, ui } from '../vscode-stub';
-import { activateWithSandbox, type Harness, lastResult, TEST_KEY } from './harness';
+import { activateWithSandbox, closeHarnesses, type Harness, lastResult, TEST_KEY } from './harness';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+afterEach(closeHarnesses);
 
 const phoneLookup = operationCommandId(getOperation('phone-lookup'));
 const run = (id: string, ...args: unknown[]) =>

@@ -9,13 +9,10 @@ import { operationCommandId } from '../../src/manifest';
 import { CALL_AGAIN_LABEL } from '../../src/result/html';
 import { buildModel } from '../../src/result/model';
 import { commands, reply, ui, type WebviewPanelStub } from '../vscode-stub';
-import { activateWithSandbox, type Harness, TEST_KEY } from './harness';
+import { activateWithSandbox, closeHarnesses, type Harness, TEST_KEY } from './harness';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+afterEach(closeHarnesses);
 
 const run = (id: string, input: Record<string, string>) =>
   commands.executeCommand<HistoryEntry>(operationCommandId(getOperation(id as 'phone-lookup')), input);

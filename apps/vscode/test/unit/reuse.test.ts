@@ -10,6 +10,7 @@ import { COMMAND, contributes, operationCommandId } from '../../src/manifest';
 import { commands, reply, setSetting, ui } from '../vscode-stub';
 import {
   activateWithSandbox,
+  closeHarnesses,
   expectedRecord,
   type Harness,
   lastResult,
@@ -18,10 +19,7 @@ import {
 } from './harness';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+afterEach(closeHarnesses);
 
 const PHONE = '5550102030';
 const HOUR = 3_600_000;

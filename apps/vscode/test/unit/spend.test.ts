@@ -29,13 +29,10 @@ import {
   Uri,
   ui,
 } from '../vscode-stub';
-import { activateWithSandbox, type Harness, TEST_KEY } from './harness';
+import { activateWithSandbox, closeHarnesses, type Harness, TEST_KEY } from './harness';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+afterEach(closeHarnesses);
 
 const ledgerPath = (h: { context: { globalStorageUri: Uri } }) =>
   join(h.context.globalStorageUri.fsPath, LEDGER_FILE);

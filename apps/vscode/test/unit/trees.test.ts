@@ -12,17 +12,13 @@ import {
 import type { HistoryTree } from '../../src/tree/history';
 import type { OperationNode, OperationsTree } from '../../src/tree/operations';
 import { commands, reply, TreeItemCollapsibleState, ui } from '../vscode-stub';
-import { activateWithSandbox, type Harness } from './harness';
+import { activateWithSandbox, closeHarnesses } from './harness';
 
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+afterEach(closeHarnesses);
 
 describe('the Operations view', () => {
   it('groups the catalog by category; each operation runs its command when clicked', async () => {
-    harness = await activateWithSandbox();
+    await activateWithSandbox();
     const tree = ui.trees.get(OPERATIONS_VIEW) as OperationsTree;
     const categories = tree.getChildren();
     expect(categories.map((c) => tree.getTreeItem(c).label)).toEqual(['Append', 'Lookup', 'Verify']);
@@ -39,7 +35,7 @@ describe('the Operations view', () => {
 
 describe('the History view', () => {
   it('lists calls newest first, refreshes on change, and opens a result when clicked', async () => {
-    harness = await activateWithSandbox();
+    await activateWithSandbox();
     const tree = ui.trees.get(HISTORY_VIEW) as HistoryTree;
     let refreshes = 0;
     tree.onDidChangeTreeData(() => refreshes++);
