@@ -1,7 +1,7 @@
 // Shared by the tests: a sandbox over real HTTP on 127.0.0.1, temp dirs, CSV files, and the CLI run
 // either in this process (fast) or as a real child process (for signals, kills and exit codes).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -9,13 +9,24 @@ import { PAID_STATUSES } from '@enrich/core';
 import { DEMO_KEY, type SandboxServer, type ServerOptions, startSandboxServer } from '@enrich/sandbox';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
+import { afterAll } from 'vitest';
 import { type Io, main } from '../src/main.js';
 
 export const CLI_DIR = join(import.meta.dirname, '..');
 export const BIN = join(CLI_DIR, 'bin', 'enrich.mjs');
 
+// Every test file evaluates this module afresh, so this hook is the calling file's: the folders its
+// tests made are removed when the file is done (a run used to leave a hundred behind).
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh folder, removed when the calling test file is done. */
 export function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'enrich-cli-test-'));
+  const dir = mkdtempSync(join(tmpdir(), 'enrich-cli-test-'));
+  made.push(dir);
+  return dir;
 }
 
 /**

@@ -1,20 +1,31 @@
 // Drives the built server (dist/enrich-mcp.mjs, which turbo builds before the tests) with the MCP
 // SDK's own Client over StdioClientTransport, as an assistant would, and keeps everything the
 // server printed (stdout's JSON-RPC messages, stderr) for the key scan.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll } from 'vitest';
 
 export const BIN = join(import.meta.dirname, '..', 'dist', 'enrich-mcp.mjs');
 
 /** Everything any server printed or returned in this test file. */
 export const printed: string[] = [];
 
+// Every test file evaluates this module afresh, so this hook is the calling file's: the folders its
+// tests made are removed when the file is done.
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh folder, removed when the calling test file is done. */
 export function tempDir(prefix = 'enrich-mcp-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
 }
 
 export interface Session {

@@ -2,8 +2,7 @@
 // count, share and likely meaning, in the chart and in the table beside it; bar widths that are the
 // shares; a page that runs no script and loads nothing; what the service sent escaped. Then a real
 // run against the sandbox: the chart opens beside the output, and its numbers are the output's.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BulkSummary } from '@enrich/bulk';
 import { type Breakdown, BreakdownTally, getOperation, type OutcomeCounts, percentText } from '@enrich/core';
@@ -13,7 +12,7 @@ import { BREAKDOWN_VIEW_TYPE } from '../../src/breakdown/view';
 import { COMMAND } from '../../src/manifest';
 import { okValueCounts } from '../csv-records';
 import { commands, reply, Uri, ui } from '../vscode-stub';
-import { activateWithSandbox, closeHarnesses, type Harness } from './harness';
+import { activateWithSandbox, closeHarnesses, type Harness, tempDir } from './harness';
 
 let harness: Harness | undefined;
 afterEach(closeHarnesses);
@@ -196,7 +195,7 @@ describe('after an Enrich File run', () => {
   it('opens the chart beside the output; each value counts the rows of the output that hold it', async () => {
     harness = await activateWithSandbox();
     const emails = Array.from({ length: 30 }, (_, i) => `lead.${i}@example.com`);
-    const dir = mkdtempSync(join(tmpdir(), 'enrich-breakdown-'));
+    const dir = tempDir('enrich-breakdown-');
     const path = join(dir, 'emails.csv');
     writeFileSync(path, `${['Email', ...emails, 'not-an-email', emails[3]].join('\n')}\n`);
     reply({ pick: 'Email Verify' }, { pick: '$(play) Enrich: spend 30 transactions' });
@@ -222,7 +221,7 @@ describe('after an Enrich File run', () => {
   it('shows no chart for a run that did not complete', async () => {
     harness = await activateWithSandbox();
     harness.server.sandbox.configure({ latencyMs: 150 });
-    const path = join(mkdtempSync(join(tmpdir(), 'enrich-breakdown-')), 'emails.csv');
+    const path = join(tempDir('enrich-breakdown-'), 'emails.csv');
     const emails = Array.from({ length: 40 }, (_, i) => `lead.${i}@example.com`);
     writeFileSync(path, `${['Email', ...emails].join('\n')}\n`);
     reply({ pick: 'Email Verify' }, { pick: '$(play) Enrich: spend 40 transactions' });

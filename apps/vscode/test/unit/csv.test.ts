@@ -1,8 +1,7 @@
 // "Enrich File..." on a CSV, on the shared bulk engine against a real sandbox over HTTP: the cost
 // shown before confirming equals what the run spends; Cancel, then run again, spends nothing twice;
 // the mapping can be changed before anything is sent.
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BulkSummary } from '@enrich/bulk';
 import { PACE_CHANGES } from '@enrich/core';
@@ -11,7 +10,7 @@ import { Config } from '../../src/config';
 import { UNFINISHED_KEY } from '../../src/file-run/flow';
 import { COMMAND } from '../../src/manifest';
 import { commands, reply, setSetting, Uri, ui } from '../vscode-stub';
-import { activateWithSandbox, closeHarnesses, type Harness, TEST_KEY } from './harness';
+import { activateWithSandbox, closeHarnesses, type Harness, TEST_KEY, tempDir } from './harness';
 
 let harness: Harness | undefined;
 afterEach(closeHarnesses);
@@ -32,7 +31,7 @@ const CSV = [
 ].join('\n');
 
 function csvFile(text = CSV): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'enrich-csv-')), 'leads.csv');
+  const path = join(tempDir('enrich-csv-'), 'leads.csv');
   writeFileSync(path, `${text}\n`);
   return path;
 }

@@ -3,8 +3,7 @@
 // several sheets. Each run shows what was found in the file (in the review and the confirmation),
 // spends what it showed, and writes its output beside the input, of the same kind, with the user's
 // own columns as they were. The menus and the palette's file picker offer these kinds.
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BulkSummary } from '@enrich/bulk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -14,7 +13,7 @@ import { sheetsOf, workbookSheets } from '../../src/file-run/workbook-sheets';
 import { COMMAND, contributes } from '../../src/manifest';
 import { cellsOf, ExcelJS } from '../exceljs';
 import { commands, env, reply, UIKind, Uri, ui } from '../vscode-stub';
-import { activateWithSandbox, closeHarnesses, type Harness, TEST_KEY } from './harness';
+import { activateWithSandbox, closeHarnesses, type Harness, TEST_KEY, tempDir } from './harness';
 
 let harness: Harness | undefined;
 afterEach(closeHarnesses);
@@ -35,7 +34,7 @@ const ROWS = [
 const HEADER = ['Name', 'Phone Number', 'Mobile'];
 
 function fileIn(name: string, content: string | Buffer): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'enrich-kinds-')), name);
+  const path = join(tempDir('enrich-kinds-'), name);
   writeFileSync(path, content);
   return path;
 }
@@ -192,7 +191,7 @@ async function workbookFile(): Promise<{ path: string; input: unknown[][] }> {
     }
   }
   workbook.addWorksheet('Old & "unused"', { state: 'hidden' }).addRow(['Phone']);
-  const path = join(mkdtempSync(join(tmpdir(), 'enrich-kinds-')), 'leads.xlsx');
+  const path = join(tempDir('enrich-kinds-'), 'leads.xlsx');
   await workbook.xlsx.writeFile(path);
   return { path, input };
 }

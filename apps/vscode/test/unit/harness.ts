@@ -1,12 +1,29 @@
 // Activates the extension against the vscode stand-in, with both base URLs pointing at a real
 // sandbox on 127.0.0.1 (a free port), and helps tests answer the quick inputs.
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type CleanInput, type Operation, type OutputRecord, readResponse, validate } from '@enrich/core';
 import { createSandbox, type SandboxServer, type ServerOptions, startSandboxServer } from '@enrich/sandbox';
+import { afterAll } from 'vitest';
 import type * as vscode from 'vscode';
 import { activate } from '../../src/extension';
 import { choicesOf, fieldSteps, groupLabel } from '../../src/input/plan';
 import { createExtensionContext, type Reply, resetStub, setSetting, ui } from '../vscode-stub';
+
+// Every test file evaluates this module afresh, so this hook is the calling file's: the folders its
+// tests made are removed when the file is done.
+const madeDirs: string[] = [];
+afterAll(() => {
+  for (const dir of madeDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh folder, removed when the calling test file is done. */
+export function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  madeDirs.push(dir);
+  return dir;
+}
 
 /** Distinctive, so that a search of any stored text for it cannot match by accident. */
 export const TEST_KEY = 'unit-key-7f3a9c1e5b';

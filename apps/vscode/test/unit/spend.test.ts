@@ -3,8 +3,7 @@
 // origin and no personal data; what is not paid (a refused input, a 401, an answer shown again from
 // the History) is not recorded. The Spend view shows this month per service and operation; Show
 // Spend opens every month; a ledger that cannot be written never stops a call.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BulkSummary } from '@enrich/bulk';
 import { type LedgerEntry, ledgerLine, readLedger } from '@enrich/core';
@@ -29,7 +28,7 @@ import {
   Uri,
   ui,
 } from '../vscode-stub';
-import { activateWithSandbox, closeHarnesses, type Harness, TEST_KEY } from './harness';
+import { activateWithSandbox, closeHarnesses, type Harness, TEST_KEY, tempDir } from './harness';
 
 let harness: Harness | undefined;
 afterEach(closeHarnesses);
@@ -157,7 +156,7 @@ describe('the spend ledger of Enrich File', () => {
   it("records a run's paid answers, a stopped run's too, with the file's base name only", async () => {
     harness = await activateWithSandbox();
     harness.server.sandbox.configure({ latencyMs: 150 });
-    const dir = mkdtempSync(join(tmpdir(), 'enrich-spend-'));
+    const dir = tempDir('enrich-spend-');
     const path = join(dir, 'leads.csv');
     const phones = Array.from({ length: 60 }, (_, i) => `55501040${String(i).padStart(2, '0')}`);
     writeFileSync(path, `${['Phone', ...phones, ...phones].join('\n')}\n`);
