@@ -38,3 +38,4 @@ export type { SourceChoice } from './row-source.js';
 export { GRACE_MS, runBulk } from './run-bulk.js';
 export { distinctFiles } from './same-file.js';
 export type { BulkSummary } from './summary.js';
+export { readZipEntry } from './zip-file.js';

@@ -19,6 +19,7 @@ import { BulkError } from './bulk-error.js';
 import { finishWalk, prepare, whenBroken } from './exceljs-reading.js';
 import type { RowBatch, RowSource } from './row-source.js';
 import { fieldsOf, fitted, type TypedCell, textOf, typedCells } from './xlsx-cells.js';
+import { endsAsZip } from './zip-file.js';
 
 // As many rows as a CSV batch: a batch's work stays short enough not to keep answers waiting.
 const BATCH_ROWS = 256;
@@ -39,6 +40,8 @@ export async function loadExcel(): Promise<typeof import('exceljs')> {
 
 /** Opens the workbook, finds the sheet and reads its header; stops (before anything is spent) if it cannot. */
 export async function openXlsxSource(path: string, sizeBytes: number, sheet?: string): Promise<XlsxSource> {
+  // Before exceljs, which would leave copies of the sheets it met in the temp directory.
+  if (!(await endsAsZip(path))) throw new BulkError(notReadable(path, DAMAGED_ZIP));
   const ExcelJS = await loadExcel();
   const file = createReadStream(path);
   const unlessBroken = whenBroken(file);
@@ -208,6 +211,12 @@ function noSuchSheet(path: string, sheet: string, names: readonly string[]): Bul
  * What went wrong reading the workbook, in words: the messages of the zip and XML readers quote
  * the file's bytes, which are the user's data (and may be anything), so they are not shown.
  */
+const DAMAGED_ZIP = 'its zip structure is damaged or cut short';
+
+function notReadable(path: string, what: string): string {
+  return `${path} is not a readable Excel workbook: ${what}. Nothing was sent.`;
+}
+
 function unreadable(path: string, error: unknown, after: number | undefined): BulkError {
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: unknown } | undefined)?.code;
@@ -216,9 +225,9 @@ function unreadable(path: string, error: unknown, after: number | undefined): Bu
   const what = /^\d+:\d+: /.test(message)
     ? 'a part of it is not well-formed XML'
     : (typeof code === 'string' && code.startsWith('Z_')) || /FILE_ENDED|signature/i.test(message)
-      ? 'its zip structure is damaged or cut short'
+      ? DAMAGED_ZIP
       : 'it could not be read';
   return after === undefined
-    ? new BulkError(`${path} is not a readable Excel workbook: ${what}. Nothing was sent.`)
+    ? new BulkError(notReadable(path, what))
     : new BulkError(`${path} breaks off after row ${after}: ${what}.`);
 }

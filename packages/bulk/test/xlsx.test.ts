@@ -317,6 +317,31 @@ describe('Excel workbooks', () => {
     expect(server.sandbox.stats().requests).toBe(0);
   });
 
+  it('a workbook cut short is refused before exceljs reads it: no copy of its sheets is left behind', async () => {
+    const { dir, server } = at;
+    const whole = join(dir, 'whole.xlsx');
+    await leadsWorkbook(whole);
+    const bytes = readFileSync(whole);
+    const temp = join(dir, 'temp');
+    mkdirSync(temp);
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = temp;
+    try {
+      for (const share of [0.3, 0.6, 0.9, 0.999]) {
+        const cut = join(dir, `cut-${share}.xlsx`);
+        writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length * share)));
+        await expect(runBulk(options(cut, join(dir, 'out.xlsx'))), String(share)).rejects.toThrow(
+          /is not a readable Excel workbook: its zip structure is damaged or cut short\. Nothing was sent\./,
+        );
+      }
+      expect(readdirSync(temp)).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+    expect(server.sandbox.stats().requests).toBe(0);
+  });
+
   it('a sheet that breaks off mid-way stops the run there, and says after which row', async () => {
     const { dir, server } = at;
     const made = join(dir, 'made.xlsx');
