@@ -1,7 +1,7 @@
 // What every client that keeps answers (the engine's journal, Sheets' cache and hidden sheet, VS
 // Code's history) trusts when it reads one back: an outcome whole, as the response reader made it.
-// Anything else (a hand edit, a torn write, another writer) is not ours and is skipped, so nothing
-// downstream has to make up a missing part; a skipped answer is asked again, never misread.
+// Anything else (a hand edit, a torn write, another writer) is not ours and is skipped: a cache then
+// asks again, a history leaves the entry out, and nothing downstream makes up a missing part.
 import type { Outcome } from './response.js';
 
 export function isStoredOutcome(value: unknown): value is Outcome {
