@@ -142,6 +142,20 @@ function repack(
   writeFileSync(to, Buffer.concat([...parts, list, tail]));
 }
 
+/** Runs `work` with the temp directory (exceljs's, through the tmp package) a folder of its own. */
+async function withOwnTempDir(dir: string, work: (temp: string) => Promise<void>): Promise<void> {
+  const temp = join(dir, 'temp');
+  mkdirSync(temp);
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = temp;
+  try {
+    await work(temp);
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+  }
+}
+
 describe('Excel workbooks', () => {
   it('xlsx to xlsx: rows enriched, every input cell as it was (value and type), the output columns after them', async () => {
     const { dir, server } = at;
@@ -271,11 +285,7 @@ describe('Excel workbooks', () => {
     const { dir } = at;
     const inPath = join(dir, 'leads.xlsx');
     await leadsWorkbook(inPath);
-    const temp = join(dir, 'temp');
-    mkdirSync(temp);
-    const saved = process.env.TMPDIR;
-    process.env.TMPDIR = temp;
-    try {
+    await withOwnTempDir(dir, async (temp) => {
       for (const sheet of [undefined, 'Other']) {
         const opened = await openSource(inPath, { sheet });
         opened.close();
@@ -286,10 +296,7 @@ describe('Excel workbooks', () => {
       // Closing lets exceljs walk the sheets left in the background, deleting each temp file as it
       // goes: wait for that walk (longer on a loaded machine), not for a fixed time.
       await vi.waitFor(() => expect(readdirSync(temp)).toEqual([]), { timeout: 10_000, interval: 25 });
-    } finally {
-      if (saved === undefined) delete process.env.TMPDIR;
-      else process.env.TMPDIR = saved;
-    }
+    });
   });
 
   it('a damaged workbook is refused before anything is sent, without quoting its bytes', async () => {
@@ -322,11 +329,7 @@ describe('Excel workbooks', () => {
     const whole = join(dir, 'whole.xlsx');
     await leadsWorkbook(whole);
     const bytes = readFileSync(whole);
-    const temp = join(dir, 'temp');
-    mkdirSync(temp);
-    const saved = process.env.TMPDIR;
-    process.env.TMPDIR = temp;
-    try {
+    await withOwnTempDir(dir, async (temp) => {
       for (const share of [0.3, 0.6, 0.9, 0.999]) {
         const cut = join(dir, `cut-${share}.xlsx`);
         writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length * share)));
@@ -335,10 +338,7 @@ describe('Excel workbooks', () => {
         );
       }
       expect(readdirSync(temp)).toEqual([]);
-    } finally {
-      if (saved === undefined) delete process.env.TMPDIR;
-      else process.env.TMPDIR = saved;
-    }
+    });
     expect(server.sandbox.stats().requests).toBe(0);
   });
 
