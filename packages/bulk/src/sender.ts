@@ -16,10 +16,12 @@
 // waiting: core's `unanswered`) is not retried either: its row says it may have been paid and that a
 // rerun asks again, and the summary counts it (`unanswered`), as it does the abandoned ones.
 //
-// The Sender ties the parts, each in a file of its own: `turns.ts` (the queue of turns that admits
-// attempts by the pace and the pauses), `stops.ts` (the stop messages, and the rules by which an
-// answer stops the run), `abandonable.ts` (giving up on requests in flight), `pace-summary.ts`,
-// `sender-options.ts` (what a Sender is given and gives back).
+// The Sender ties the parts, each in a file of its own: `budget.ts` (the --max-transactions budget:
+// a place reserved before a request waits its turn, kept if it was paid or may have been, given back
+// otherwise), `turns.ts` (the queue of turns that admits attempts by the pace and the pauses),
+// `stops.ts` (the stop messages, and the rules by which an answer stops the run), `abandonable.ts`
+// (giving up on requests in flight), `pace-summary.ts`, `sender-options.ts` (what a Sender is given
+// and gives back).
 
 import { setMaxListeners } from 'node:events';
 import {
@@ -43,6 +45,7 @@ import {
 import pLimit from 'p-limit';
 import { Abandoned, abandonable } from './abandonable.js';
 import { AbortSet } from './abort-set.js';
+import { Budget } from './budget.js';
 import type { SenderOptions, SendResult } from './sender-options.js';
 import {
   ABANDONED,
@@ -103,7 +106,8 @@ export class Sender {
   resumeAt: number | undefined;
   private stopMessage = '';
   private readonly wakeUp = new AbortController();
-  private inFlight = 0;
+  /** The --max-transactions budget, if there is one: whether a request may be sent within it. */
+  private readonly budget: Budget | undefined;
   /** The queue of turns each attempt waits in: a place in flight, the rate, a 429 pause. */
   private readonly turns: Turns;
   /** What the answers say about going on: when to stop. */
@@ -124,6 +128,7 @@ export class Sender {
     );
     this.turns = new Turns(this.pace, options);
     this.lessons = new Lessons(options, (reason, message) => this.stop(reason, message));
+    this.budget = options.maxTransactions === undefined ? undefined : new Budget(options.maxTransactions);
     // A request holds its place here through its retries' waits; the pace counts those on the wire.
     this.limit = pLimit(fixed ?? this.maxInFlight);
     this.abandon = new AbortSet(options.abandonSignal);
@@ -250,19 +255,18 @@ export class Sender {
     input: CleanInput,
     keep: ((outcome: Outcome) => Promise<boolean>) | undefined,
   ): Promise<SendResult | Keeping> {
-    const { op, maxTransactions } = this.options;
+    const { op } = this.options;
     const veto = this.options.mayNotSend?.();
     if (veto !== undefined) this.halt(veto);
     if (this.stopReason) return { sent: false, reason: this.stopMessage };
-    // The budget counts requests in flight too, so that it can never be overspent, and those that
-    // may have been paid (sent whole, never answered).
-    if (maxTransactions !== undefined && this.spent + this.unanswered + this.inFlight >= maxTransactions) {
-      this.stop('budget', budgetSpent(maxTransactions));
-      return { sent: false, reason: this.stopMessage };
-    }
     const built = buildRequest(op, input, this.options.settings);
     if (!built.ok) return { sent: true, outcome: configError(built.message), paid: false, kept: false };
-    this.inFlight++;
+    // A place in the budget, taken before the request waits for its turn on the wire, so that the
+    // requests on their way never outnumber what is left of it (budget.ts: why it may wait here).
+    if (this.budget && !(await this.budget.reserve())) {
+      if (this.budget.isSpent) this.stop('budget', budgetSpent(this.budget.maxTransactions));
+      return { sent: false, reason: this.stopMessage };
+    }
     const state: WireState = { abandoned: false, wireAttempts: 0, firstSentAt: 0 };
     let report: Awaited<ReturnType<typeof sendWithRetry>>;
     try {
@@ -280,18 +284,25 @@ export class Sender {
           if (outcome.kind === 'error') this.options.onRetry?.({ delayMs, error: outcome.error });
         },
       });
-    } finally {
-      this.inFlight--;
+    } catch (error) {
+      // Not an answer but a failure of ours: if an attempt left, the service may have billed it.
+      this.budget?.release(state.wireAttempts > 0);
+      throw error;
     }
     if (state.abandoned) {
       // Its attempt was on the wire when the run gave up on it.
       this.abandoned++;
+      this.budget?.release(true);
       return { sent: false, reason: ABANDONED, mayHaveBeenPaid: true };
     }
     // Interrupted before it ever left: nothing was sent, nothing paid.
-    if (state.wireAttempts === 0) return { sent: false, reason: this.stopMessage };
+    if (state.wireAttempts === 0) {
+      this.budget?.release(false);
+      return { sent: false, reason: this.stopMessage };
+    }
     const outcome = withAskAgain(report.outcome);
-    if (outcome !== report.outcome) this.unanswered++;
+    const unanswered = outcome !== report.outcome;
+    if (unanswered) this.unanswered++;
     // Core stopped retrying because the service asked for a longer wait than the cap.
     if (report.waitTooLong) this.pauseFor(report.waitTooLong.retryAfterMs);
     const paid = isPaid(outcome);
@@ -299,6 +310,9 @@ export class Sender {
       this.spent++;
       this.options.onPaid?.(1);
     }
+    // Paid, or sent whole and never answered (the service may have billed it): its place is kept.
+    // Any other end (a 5xx or a network failure after the retries, a 400...) gives it back.
+    this.budget?.release(paid || unanswered);
     this.lessons.learn(outcome, paid, state.firstSentAt);
     const keeping = paid && keep ? keep(outcome) : Promise.resolve(paid);
     return { sent: true, outcome, paid, keeping };
@@ -309,6 +323,7 @@ export class Sender {
     this.stopReason = reason;
     this.stopMessage = message;
     this.turns.stop();
+    this.budget?.close();
   }
 
   /** The caller's sleep, cut short by cancel(): no wait outlasts Ctrl-C. */
