@@ -4,10 +4,11 @@
 import { BulkError, OutputInTheWay } from '@enrich/bulk';
 import { API_KEY_ENV } from '@enrich/core';
 import { CommanderError } from 'commander';
+import { flushed, isBrokenPipe, watchPipe } from './broken-pipe.js';
 import type { BulkIo } from './commands/bulk.js';
 import { buildProgram } from './commands/program.js';
 import { CommandError, EXIT } from './exit-codes.js';
-import { keyScrubber, terminalStream } from './scrub-io.js';
+import { keyScrubber, type Scrub, terminalStream } from './scrub-io.js';
 
 export { CACHE_FILE } from '@enrich/bulk';
 
@@ -27,6 +28,14 @@ export function processIo(): Io {
 export async function main(argv: readonly string[], given: Io = processIo()): Promise<number> {
   // A key typed at the prompt is added to the scrubber when it is typed.
   const scrub = keyScrubber([given.env[API_KEY_ENV]]);
+  // A reader that goes away (`| head -1`) ends the command with 141, not a crash (broken-pipe.ts).
+  const pipesOut = [watchPipe(given.stdout), watchPipe(given.stderr)];
+  const code = await run(argv, given, scrub);
+  await flushed(given.stdout);
+  return pipesOut.some((watch) => watch.broken) ? EXIT.brokenPipe : code;
+}
+
+async function run(argv: readonly string[], given: Io, scrub: Scrub): Promise<number> {
   const io: Io = {
     ...given,
     stdout: terminalStream(given.stdout, scrub),
@@ -57,6 +66,8 @@ export async function main(argv: readonly string[], given: Io = processIo()): Pr
       io.stderr.write(`enrich: ${error.message}${advice}\n`);
       return EXIT.usage;
     }
+    // Written to a reader that has gone: not a bug, and main() gives its exit code.
+    if (isBrokenPipe(error)) return EXIT.brokenPipe;
     io.stderr.write(`enrich: unexpected error: ${error instanceof Error ? error.stack : String(error)}\n`);
     return EXIT.internal;
   }

@@ -5,12 +5,12 @@
 // only when every row is in it: a pipeline never gets half a file. With `--out -` the summary goes
 // to standard error, since standard output is the data. What comes down the pipe is read as its
 // first bytes show (a workbook, JSON Lines, else CSV), and goes out as the same kind.
-import { once } from 'node:events';
 import { createReadStream, createWriteStream, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { type FileKind, kindOfContent, kindOfName, readFileStart } from '@enrich/bulk';
+import { written } from './broken-pipe.js';
 
 const STDIO = '-';
 
@@ -57,12 +57,13 @@ export class Pipes {
     return shown(path);
   }
 
-  /** With `--out -`, copies the complete output to `stdout`. */
+  /**
+   * With `--out -`, copies the complete output to `stdout`; rejects with BrokenPipe when the reader
+   * goes away (`| head -1`), as soon as a write finds it gone.
+   */
   async deliver(stdout: NodeJS.WritableStream): Promise<void> {
     if (!this.toStdout) return;
-    for await (const chunk of createReadStream(this.outPath)) {
-      if (!stdout.write(chunk)) await once(stdout, 'drain');
-    }
+    for await (const chunk of createReadStream(this.outPath)) await written(stdout, chunk);
   }
 
   /** Removes the temporary files (the answers stay in the answer cache). */

@@ -12,6 +12,7 @@ import {
   planBulk,
 } from '@enrich/bulk';
 import { type Operation, outputColumns, STOP_REASONS } from '@enrich/core';
+import { isBrokenPipe } from '../broken-pipe.js';
 import { answerNamespace, type ConnectIo, type ConnectionFlags, connect, endpoints } from '../connection.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { Pipes } from '../pipes.js';
@@ -152,10 +153,16 @@ async function bulkRun(
         onRetry: () => undefined,
       },
     });
-    if (summary.completed) await pipes.deliver(ownControls(io.stdout));
+    const delivered = !summary.completed || (await deliver(pipes, io.stdout));
     report(op, summary, flags.json === true, reportTo);
     const notes = bulkNotes(summary, cachePath);
     if (notes) io.stderr.write(`${notes}\n`);
+    if (!delivered) {
+      io.stderr.write(
+        `enrich: the reader of standard output closed the pipe before the whole output was written (broken pipe); every answer is in the answer cache ${cachePath}, so the same command again spends nothing for them.\n`,
+      );
+      return EXIT.brokenPipe;
+    }
     if (!summary.unsaved && !summary.outputError && !summary.inputError && !summary.completed) {
       io.stderr.write(
         `Interrupted: ${summary.transactions} answers from this run are saved in ${cachePath}; ${outPath} was not written. Run the same command again to carry on.\n`,
@@ -174,6 +181,20 @@ async function bulkRun(
     if (controller.signal.aborted && io.handleSignals) {
       setTimeout(() => process.exit(), 500).unref();
     }
+  }
+}
+
+/**
+ * With `--out -`, the output down the pipe; false when its reader went away first (`| head -1`):
+ * the run is over and paid for by then, so the summary is still said (on standard error).
+ */
+async function deliver(pipes: Pipes, stdout: NodeJS.WritableStream): Promise<boolean> {
+  try {
+    await pipes.deliver(ownControls(stdout));
+    return true;
+  } catch (error) {
+    if (isBrokenPipe(error)) return false;
+    throw error;
   }
 }
 

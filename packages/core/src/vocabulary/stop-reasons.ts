@@ -27,6 +27,11 @@ export const EXIT_CODES = {
   storage: 9,
   /** Ctrl-C or SIGTERM. */
   interrupted: 130,
+  /**
+   * The reader of standard output went away before all of it was written (`enrich ... | head -1`):
+   * 128 + SIGPIPE, what a shell reports for a program its reader left.
+   */
+  brokenPipe: 141,
 } as const;
 
 export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
