@@ -28,6 +28,7 @@ export * from './response.js';
 export * from './retry.js';
 export * from './rules.js';
 export * from './settings.js';
+export * from './shared-requests.js';
 export * from './stored-outcome.js';
 export * from './tool-schema.js';
 export * from './validate.js';

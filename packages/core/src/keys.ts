@@ -46,12 +46,28 @@ function describeBadCharacter(ch: string): string | undefined {
 export const MIN_SCRUBBED_LENGTH = 6;
 
 /**
+ * Keys whose letters and digits number at least this many are also found in any spelling: with
+ * their dashes or spaces removed or moved, in another case, URL- or JSON-escaped. Shorter ones
+ * would match ordinary text.
+ */
+const LOOSE_MIN_ALPHANUMERICS = 16;
+
+// What may stand between two of a key's letters or digits in another spelling of it: a dash, space,
+// dot, underscore, colon, slash or plus, a URL escape (%2D) or a JSON one (\u002d, \n). Never a
+// quote, comma or bracket, so a match never spans two JSON strings (a scrubbed JSON text stays JSON).
+const SEPARATOR = String.raw`(?:[\s\-_.:/+]|%[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|\\[nrt])`;
+
+/**
  * A function that replaces every occurrence of each secret in a text with `[key hidden]`: as is,
- * JSON-escaped and URL-encoded, and (for a key pasted with spaces or line breaks) each of its parts.
- * Plain string search, no patterns: linear in the text.
+ * JSON-escaped and URL-encoded, (for a key pasted with spaces or line breaks) each of its parts,
+ * and (for a key of 16 letters and digits or more) any spelling of it: its letters and digits in
+ * order, in any case, with up to two separators between each two (dashes removed, spaces added).
+ * The exact forms are plain string search; the loose one is one pattern of fixed characters with
+ * bounded gaps: linear in the text.
  */
 export function createScrubber(secrets: readonly string[]): (text: string) => string {
   const forms = new Set<string>();
+  const loose: RegExp[] = [];
   for (const secret of secrets) {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: a key pasted with control characters is split at them
     const variants = [secret, secret.trim(), ...secret.split(/[\s\u0000-\u001f\u007f]+/)];
@@ -62,12 +78,17 @@ export function createScrubber(secrets: readonly string[]): (text: string) => st
       const encoded = urlEncoded(variant);
       if (encoded !== undefined) forms.add(encoded);
     }
+    const core = secret.replace(/[^0-9A-Za-z]/g, '');
+    if (core.length >= LOOSE_MIN_ALPHANUMERICS) {
+      loose.push(new RegExp([...core].join(`${SEPARATOR}{0,2}`), 'gi'));
+    }
   }
   // Longest first, so that a form containing another is replaced whole.
   const ordered = [...forms].sort((a, b) => b.length - a.length);
   return (text: string) => {
     let out = text;
     for (const form of ordered) if (out.includes(form)) out = out.split(form).join(KEY_HIDDEN);
+    for (const pattern of loose) out = out.replace(pattern, KEY_HIDDEN);
     return out;
   };
 }

@@ -75,6 +75,9 @@ export function validate(op: Operation, raw: unknown): Validation {
   const issues: Issue[] = [];
   const clean: Record<string, string> = {};
   const schemas = schemasOf(op);
+  // The name each field was given under: `Phone` and `phone` both name Phone, and two different
+  // values for one field are refused rather than one of them sent (and paid for) silently.
+  const givenAs = new Map<string, string>();
   for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
     const field = matchField(op, key);
     if (!field) {
@@ -99,9 +102,20 @@ export function validate(op: Operation, raw: unknown): Validation {
     const result = v.safeParse(schemas.get(field.name) as ReturnType<typeof fieldSchema>, normalised.value, {
       abortPipeEarly: true,
     });
-    if (result.success) clean[field.name] = result.output;
-    else
+    if (!result.success) {
       issues.push({ field: field.name, message: result.issues[0]?.message ?? `${field.name} is not valid` });
+      continue;
+    }
+    const earlier = givenAs.get(field.name);
+    if (earlier !== undefined && clean[field.name] !== result.output) {
+      issues.push({
+        field: field.name,
+        message: `${field.name} is given twice with different values (as ${earlier} and as ${key}); give it once`,
+      });
+      continue;
+    }
+    givenAs.set(field.name, key);
+    clean[field.name] = result.output;
   }
   if (issues.length > 0) return fail(issues);
   const present = (name: string) => clean[name] !== undefined;

@@ -88,6 +88,37 @@ describe('createScrubber', () => {
     );
   });
 
+  it('replaces every spelling of a key: dashes removed or moved, another case, spaces, escapes', () => {
+    fc.assert(
+      fc.property(fc.uuid(), fc.string(), (uuid, around) => {
+        const s = createScrubber([uuid]);
+        const bare = uuid.replaceAll('-', '');
+        const spellings = [
+          bare,
+          bare.toUpperCase(),
+          uuid.toUpperCase(),
+          uuid.replaceAll('-', ' '),
+          bare.replace(/(.{4})/g, '$1 ').trim(),
+          uuid.replaceAll('-', '%2D'),
+          JSON.stringify(uuid.replaceAll('-', '\n')).slice(1, -1),
+          uuid.replaceAll('-', '\\u002d'),
+        ];
+        for (const spelling of spellings) {
+          const out = s(`cell: ${spelling}${around.replace(/[0-9a-f]/gi, '')}`);
+          expect(out, spelling).toContain(KEY_HIDDEN);
+          expect(out.replace(/[^0-9a-f]/gi, ''), spelling).not.toContain(bare.slice(0, 12));
+        }
+      }),
+    );
+  });
+
+  it('keeps a scrubbed JSON text JSON, and leaves a part of a key alone', () => {
+    const uuid = '5d2e8b71-9c4f-4a06-b1e3-7f0a9c2d4e68';
+    const s = createScrubber([uuid]);
+    const json = JSON.stringify({ a: uuid.replaceAll('-', ''), b: [uuid.slice(0, 18), uuid.slice(18)] });
+    expect(JSON.parse(s(json))).toEqual({ a: KEY_HIDDEN, b: [uuid.slice(0, 18), uuid.slice(18)] });
+  });
+
   it('runs in linear time on a large text', () => {
     const text = `${'a'.repeat(500_000)}${KEY}`;
     const started = performance.now();

@@ -256,3 +256,22 @@ describe('checkRule', () => {
     expect(checkRule({ kind: 'needs', field: 'A', groups: [['B']] }, given('A'))).toBe('A needs B as well');
   });
 });
+
+describe('a field given under two spellings', () => {
+  it('is refused when the values differ, naming both spellings; nothing would be sent', () => {
+    const result = validate(op('phone-lookup'), { Phone: '5550102030', phone: '5550109999' });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.issues).toEqual([
+      {
+        field: 'Phone',
+        message: 'Phone is given twice with different values (as Phone and as phone); give it once',
+      },
+    ]);
+  });
+
+  it('is accepted when both spellings say the same, once normalised', () => {
+    const result = validate(op('phone-lookup'), { Phone: '5550102030', phone: '(555) 010-2030' });
+    expect(result).toEqual({ ok: true, input: { Phone: '5550102030' } });
+  });
+});

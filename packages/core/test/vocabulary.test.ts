@@ -100,7 +100,9 @@ describe('field kinds', () => {
   it('says why a value does not match', () => {
     expect(FIELD_KINDS.phone.problem('555CALL')).toBe('must be numeric only (10 digits); got "555CALL"');
     expect(FIELD_KINDS.phone.problem('555')).toBe('must be 10 digits; got 3');
-    expect(FIELD_KINDS.zip.problem('x'.repeat(50))).toBe(`must be 5 digits; got "${'x'.repeat(37)}..."`);
+    expect(FIELD_KINDS.zip.problem('x'.repeat(50))).toBe(
+      `must be 5 digits; got "${'x'.repeat(4)}…" (50 characters)`,
+    );
   });
 });
 

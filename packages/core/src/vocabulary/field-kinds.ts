@@ -68,7 +68,16 @@ export const FIELD_KINDS: Readonly<Record<InputKind, FieldKind>> = {
   text: { pattern: undefined, hint: 'text', problem: () => 'is not valid', openapi: {} },
 };
 
-/** A value quoted for a message, cut to 40 characters. */
+/** Values up to this length are quoted whole in a message; longer ones only by their start. */
+const SHOWN_WHOLE = 20;
+
+/**
+ * A value quoted for a message: whole when short (a phone, a ZIP, "n/a"), else its first four
+ * characters and its length. Messages reach terminals, logs and AI models; a long cell may be a
+ * secret or someone's data (a key pasted into the wrong column, a whole address), and the row's
+ * number already says where it is.
+ */
 function shown(text: string): string {
-  return JSON.stringify(text.length > 40 ? `${text.slice(0, 37)}...` : text);
+  if (text.length <= SHOWN_WHOLE) return JSON.stringify(text);
+  return `${JSON.stringify(`${text.slice(0, 4)}…`)} (${text.length} characters)`;
 }
