@@ -1,11 +1,12 @@
 // How a CSV file is written, found before it is read so that every character of the user's own
 // columns comes out as it went in: its encoding (a BOM says it; else UTF-8 when every byte of the
-// file is valid UTF-8, else Windows-1252, which is what Excel on Windows saves as "CSV"), its
-// separator (`,` `;` tab `|`: from the header and the first rows), and its line end.
-import { isUtf8 } from 'node:buffer';
-import { closeSync, openSync, readSync } from 'node:fs';
+// file is valid UTF-8, Windows-1252 (what Excel on Windows saves as "CSV") when it has bytes that
+// are not and no UTF-8 character at all, and neither, refused, when it has both), its separator
+// (`,` `;` tab `|`: from the header and the first rows), and its line end.
 import { extname } from 'node:path';
+import { BulkError } from './bulk-error.js';
 import { readFileStart } from './file-start.js';
+import { linesAt, scanUtf8, type Utf8Scan } from './utf8-scan.js';
 
 export type CsvEncoding = 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1252';
 export type CsvDelimiter = ',' | ';' | '\t' | '|';
@@ -39,7 +40,10 @@ export const UTF8_LAYOUT: CsvLayout = {
   detected: { encoding: true, delimiter: true },
 };
 
-/** Finds the file's layout (file-kind.ts has already refused a file that is not text). */
+/**
+ * Finds the file's layout (file-kind.ts has already refused a file that is not text). A BulkError
+ * when the file is UTF-8 but for a few bytes, or is said to be UTF-8 and is not (encodingOf).
+ */
 export function layoutOf(path: string, choice: LayoutChoice = {}): CsvLayout {
   let start: Buffer;
   try {
@@ -48,7 +52,7 @@ export function layoutOf(path: string, choice: LayoutChoice = {}): CsvLayout {
     return UTF8_LAYOUT; // unreadable: the stream that follows says why
   }
   const bomEncoding = encodingOfBom(start);
-  const encoding = choice.encoding ?? bomEncoding ?? (isUtf8File(path) ? 'utf-8' : 'windows-1252');
+  const encoding = encodingOf(path, choice.encoding, bomEncoding);
   const text = decode(start, encoding);
   const utf16 = encoding === 'utf-16le' || encoding === 'utf-16be';
   const lf = start.indexOf(0x0a);
@@ -97,38 +101,57 @@ function encodingOfBom(bytes: Buffer): CsvEncoding | undefined {
 }
 
 /**
- * Whether every byte of the file is valid UTF-8: read once, in chunks, before anything is sent. A
- * character cut by a chunk's end is carried to the next chunk. (isUtf8 decodes nothing: a decoder
- * would make a string of each megabyte, and a big file's check would raise the run's peak memory.)
+ * The file's encoding: what the user or a BOM says, else what its bytes show. UTF-8, however it was
+ * chosen, is checked over the whole file (utf8-scan.ts), since its decoder would put U+FFFD in place
+ * of a byte that is not UTF-8 and the output would lose it without a word. Found, it is:
+ * - UTF-8 when every byte is;
+ * - Windows-1252 when some bytes are not UTF-8 and no valid multi-byte character is anywhere in the
+ *   file (a Latin-1 or Windows-1252 file: its accents are single high bytes);
+ * - neither when it has both: refused. Read as Windows-1252, its UTF-8 characters would be mangled
+ *   ("ü" as "Ã¼" on every row); read as UTF-8, its bad bytes would be lost. Only the user knows
+ *   which it is, and --encoding lets them say.
+ * Windows-1252 reads every byte as a character, so it needs no check; UTF-16 is decoded as before.
  */
-function isUtf8File(path: string): boolean {
-  const chunk = Buffer.alloc(1024 * 1024);
-  const fd = openSync(path, 'r');
-  try {
-    let carried = 0;
-    for (;;) {
-      const read = readSync(fd, chunk, carried, chunk.length - carried, null);
-      const total = carried + read;
-      if (read === 0) return isUtf8(chunk.subarray(0, total));
-      const end = total - cutCharacter(chunk, total);
-      if (!isUtf8(chunk.subarray(0, end))) return false;
-      chunk.copy(chunk, 0, end, total);
-      carried = total - end;
-    }
-  } finally {
-    closeSync(fd);
-  }
+function encodingOf(
+  path: string,
+  said: CsvEncoding | undefined,
+  bomEncoding: CsvEncoding | undefined,
+): CsvEncoding {
+  const given = said ?? bomEncoding;
+  if (given !== undefined && given !== 'utf-8') return given;
+  const scan = scanUtf8(path, bomEncoding === 'utf-8' ? 3 : 0);
+  if (scan.firstBad === undefined) return 'utf-8';
+  if (given === undefined && scan.firstCharacter === undefined) return 'windows-1252';
+  const how =
+    given === undefined ? undefined : said !== undefined ? '--encoding utf-8' : 'its byte order mark says so';
+  throw new BulkError(notUtf8Message(path, scan, how));
 }
 
-/** How many bytes at the end of bytes[0, total) start a character that continues past it. */
-function cutCharacter(bytes: Buffer, total: number): number {
-  for (let back = 1; back <= 3 && back <= total; back++) {
-    const byte = bytes[total - back] as number;
-    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: look further back
-    const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
-    return length > back ? back : 0;
+/**
+ * Why a file is refused, naming the first bad byte by its line (the header is line 1: a line, not a
+ * row, since a quoted field may hold line breaks) and its value, never the text around it.
+ */
+function notUtf8Message(path: string, scan: Utf8Scan, saidUtf8: string | undefined): string {
+  const bad = scan.firstBad as NonNullable<Utf8Scan['firstBad']>;
+  const [badLine, characterLine] = linesAt(path, [bad.offset, scan.firstCharacter ?? 0]);
+  const byte = `0x${bad.byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  const one = scan.badPlaces === 1;
+  const where = one
+    ? `1 place: the byte ${byte} on line ${count(badLine)} (the header is line 1)`
+    : `${count(scan.badPlaces)} places, the first the byte ${byte} on line ${count(badLine)} (the header is line 1)`;
+  const them = one ? 'that byte' : 'those bytes';
+  const lost = `read as UTF-8, ${them} would be lost (${one ? '' : 'each '}replaced by U+FFFD)`;
+  const wayOut = `If the file is UTF-8, correct ${them}; if the file is Windows-1252, say --encoding windows-1252.`;
+  if (saidUtf8 !== undefined) {
+    return `${path} is read as UTF-8 (${saidUtf8}) but is not UTF-8 at ${where}. Nothing was sent: ${lost}. ${wayOut}`;
   }
-  return 0;
+  const mangled = `read as Windows-1252, its UTF-8 characters (the first on line ${count(characterLine)}) would come out wrong ("ü" as "Ã¼")`;
+  return `${path} is UTF-8 except at ${where}. Nothing was sent: ${mangled}, and ${lost}. ${wayOut}`;
+}
+
+/** 90,000: a count as the CLI's summaries write one (without toLocaleString's ICU load). */
+function count(n: number | undefined): string {
+  return String(n ?? 0).replace(/\B(?=(\d{3})+$)/g, ',');
 }
 
 // Windows-1252 is Latin-1 but for 0x80-0x9F, where it has letters and signs (€ ‚ ƒ „ … † ‡ ˆ ‰ Š
