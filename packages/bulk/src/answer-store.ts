@@ -12,16 +12,7 @@
 //   the temp directory that the next open of this cache imports, else reports what is lost.
 // - Only an index (key -> byte offset) is in memory: it grows with distinct requests, not rows.
 // - Answers older than maxAgeMs are not used (asked again; the new answer appended).
-import {
-  closeSync,
-  existsSync,
-  fdatasyncSync,
-  ftruncateSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  unlinkSync,
-} from 'node:fs';
+import { closeSync, existsSync, fdatasyncSync, ftruncateSync, mkdirSync, openSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname } from 'node:path';
 import type { Outcome } from '@enrich/core';
@@ -40,6 +31,7 @@ import {
   scanLines,
   writeAll,
 } from './journal-file.js';
+import { readRescued, settleRescued, writeSideFile } from './rescue-files.js';
 
 export { parseLine, type SaveReport } from './journal-file.js';
 
@@ -132,6 +124,31 @@ export class AnswerStore {
       throw error;
     }
     return store;
+  }
+
+  /**
+   * Keeps paid answers beside a cache that cannot be written now (another process holds its lock,
+   * or its folder is unusable): a side file that every later open of this cache reads, and whose
+   * answers the next writer moves into the journal (rescue-files.ts). Takes no lock.
+   */
+  static setAside(
+    options: Pick<AnswerStoreOptions, 'path' | 'namespace' | 'now' | 'scrub' | 'rescueDir'>,
+    answers: readonly { readonly key: string; readonly outcome: Outcome }[],
+  ): SaveReport {
+    const now = options.now ?? Date.now;
+    const scrub = options.scrub ?? ((text: string) => text);
+    const lines = answers.map(({ key, outcome }) =>
+      scrub(
+        JSON.stringify({ v: FORMAT_VERSION, ns: options.namespace, key, at: now(), outcome } satisfies Line),
+      ),
+    );
+    const reason = 'the answer cache could not be written now';
+    try {
+      const rescuePath = writeSideFile(rescuePathFor(options.path, options.rescueDir ?? tmpdir()), lines);
+      return { count: lines.length, where: 'rescue', rescuePath, reason };
+    } catch (error) {
+      return { count: lines.length, where: 'nowhere', reason: describeFailure(asError(error)) };
+    }
   }
 
   /** Distinct requests with a fresh answer. */
@@ -306,34 +323,19 @@ export class AnswerStore {
     this.index.set(line.key, offset);
   }
 
-  // Answers an earlier run saved in the rescue file: read them; when writing, move them into the journal.
+  // Answers an earlier run or another process set aside (rescue-files.ts): read them; when writing,
+  // move them into the journal.
   private importRescue(oldest: number, readOnly: boolean): void {
-    let text: string;
-    try {
-      text = readFileSync(this.rescuePath, 'utf8');
-    } catch {
-      return;
+    const rescued = readRescued(this.rescuePath, this.namespace, oldest);
+    for (const { line } of rescued.lines) this.rescued.set(line.key, line.outcome);
+    if (readOnly || this.fd === undefined || rescued.files.length === 0) return;
+    for (const { raw, line } of rescued.lines) {
+      if (this.index.has(line.key)) continue; // the journal has a fresh answer already
+      this.index.set(line.key, this.append(raw));
+      this.imported++;
     }
-    const lines = text.split('\n').filter((l) => l.trim() !== '');
-    const fresh: string[] = [];
-    for (const raw of lines) {
-      const line = parseLine(raw);
-      if (!line || line.ns !== this.namespace || line.at < oldest) continue;
-      this.rescued.set(line.key, line.outcome);
-      fresh.push(raw);
-    }
-    if (readOnly || this.fd === undefined) return;
-    if (fresh.length > 0) {
-      const offsets: number[] = [];
-      for (const raw of fresh) offsets.push(this.append(raw));
-      fdatasyncSync(this.fd);
-      fresh.forEach((raw, i) => {
-        const line = parseLine(raw) as Line;
-        this.index.set(line.key, offsets[i] as number);
-      });
-      this.imported = fresh.length;
-    }
+    if (this.imported > 0) fdatasyncSync(this.fd);
     this.rescued.clear();
-    unlinkSync(this.rescuePath);
+    settleRescued(rescued);
   }
 }

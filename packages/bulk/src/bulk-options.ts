@@ -39,6 +39,8 @@ export interface BulkOptions {
   readonly layout?: SourceChoice;
   /** Replace an existing output that is not one of ours (a file of the user's: refused otherwise). */
   readonly force?: boolean;
+  /** The spend ledger the client records to: never replaced by the output (file-guard.ts). */
+  readonly ledgerPath?: string;
   /** Where answers that could not be journaled go (default: the temp directory). */
   readonly rescueDir?: string;
 }

@@ -16,6 +16,13 @@ export interface LockHolder {
   readonly start: string | undefined;
 }
 
+/**
+ * Locks this process holds now. A lock file naming this process is someone's here (an MCP call
+ * while the same server runs a file): busy, not stale. One naming this pid that this process does
+ * not hold was left by an earlier process that had the same pid.
+ */
+const heldHere = new Set<string>();
+
 export interface FileLock {
   readonly path: string;
   release(): void;
@@ -40,6 +47,7 @@ export function acquireLock(path: string, what: string): FileLock {
     }
     try {
       linkSync(temp, lockPath);
+      heldHere.add(lockPath);
       return { path: lockPath, release: () => release(lockPath, mine) };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -47,6 +55,11 @@ export function acquireLock(path: string, what: string): FileLock {
       unlinkSync(temp);
     }
     const holder = readHolder(lockPath);
+    if (holder?.pid === process.pid && heldHere.has(lockPath)) {
+      throw new BulkError(
+        `Another enrich run of this process is using the ${what} ${path}; wait for it to finish, or give this run its own file`,
+      );
+    }
     if (holder && holder.pid !== process.pid && isRunning(holder)) {
       throw new BulkError(
         `Another enrich run (process ${holder.pid}) is using the ${what} ${path}; wait for it to finish, or give this run its own file`,
@@ -66,6 +79,7 @@ export function acquireLock(path: string, what: string): FileLock {
 }
 
 function release(lockPath: string, mine: string): void {
+  heldHere.delete(lockPath);
   try {
     // Only our own lock: never one another run took over after this one was presumed dead.
     if (readFileSync(lockPath, 'utf8') === mine) unlinkSync(lockPath);

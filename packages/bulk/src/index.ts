@@ -10,7 +10,9 @@ export {
   ENCODINGS,
   outputHasBom,
 } from './csv-layout.js';
+export { checkRunFiles } from './file-guard.js';
 export { type FileKind, kindOfContent, kindOfName } from './file-kind.js';
+export { acquireLock } from './file-lock.js';
 export { readFileStart } from './file-start.js';
 export {
   type Bases,
@@ -36,6 +38,6 @@ export { type BulkProgress, estimatedRows } from './progress.js';
 export { isDocumented, isUnreadable } from './row-result.js';
 export type { SourceChoice } from './row-source.js';
 export { GRACE_MS, runBulk } from './run-bulk.js';
-export { distinctFiles } from './same-file.js';
+export { distinctFiles, realPath } from './same-file.js';
 export type { BulkSummary } from './summary.js';
 export { readZipEntry } from './zip-file.js';

@@ -1,7 +1,6 @@
 // Opens a run's input with the source for its kind of file (row-source.ts says what a source is).
-import { statSync } from 'node:fs';
-import { BulkError } from './bulk-error.js';
 import { openCsvSource } from './csv-source.js';
+import { checkInputFile } from './file-guard.js';
 import { fileKindOf } from './file-kind.js';
 import { openJsonlSource } from './jsonl-source.js';
 import type { RowSource, SourceChoice } from './row-source.js';
@@ -12,14 +11,7 @@ import { openXlsxSource } from './xlsx-source.js';
  * or is not what its name says.
  */
 export async function openSource(path: string, choice: SourceChoice = {}): Promise<RowSource> {
-  let sizeBytes: number;
-  try {
-    const stat = statSync(path);
-    if (stat.isDirectory()) throw new Error('it is a directory');
-    sizeBytes = stat.size;
-  } catch (error) {
-    throw new BulkError(`Cannot read ${path}: ${(error as Error).message}`);
-  }
+  const sizeBytes = checkInputFile(path);
   const kind = fileKindOf(path);
   switch (kind) {
     case 'xlsx':

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { AnswerStore } from './answer-store.js';
 import { BulkError, OutputInTheWay } from './bulk-error.js';
 import type { BulkOptions } from './bulk-options.js';
+import { checkRunFiles } from './file-guard.js';
 import { acquireLock, type FileLock } from './file-lock.js';
 import { openSource } from './open-source.js';
 import { outputHeader } from './output-columns.js';
@@ -63,6 +64,7 @@ async function openFiles(
   closeInput: () => void,
 ): Promise<{ store: AnswerStore; outputLock: FileLock }> {
   try {
+    checkRunFiles(options);
     await checkOutputPath(options.outPath, format, options.force === true);
   } catch (error) {
     closeInput();

@@ -225,3 +225,72 @@ describe('durable before done', () => {
     expect(readFileSync(path, 'utf8')).toContain('"key":"rescued-2"');
   });
 });
+
+describe('answers set aside while another process holds the cache', () => {
+  it('are read by every open, moved into the journal by the next writer, once; other services stay aside', () => {
+    const dir = tempDir();
+    const rescueDir = tempDir();
+    const path = join(dir, 'answers.jsonl');
+    const holder = AnswerStore.open({
+      path,
+      namespace: 'test',
+      maxAgeMs: Number.POSITIVE_INFINITY,
+      rescueDir,
+    });
+    let other: ReturnType<typeof AnswerStore.setAside>;
+    try {
+      // The lock is held (a CLI run): another process sets its paid answers aside.
+      const report = AnswerStore.setAside({ path, namespace: 'test', rescueDir }, [
+        { key: 'a', outcome: record },
+        { key: 'b', outcome: record },
+      ]);
+      expect(report).toMatchObject({ count: 2, where: 'rescue' });
+      other = AnswerStore.setAside({ path, namespace: 'elsewhere', rescueDir }, [
+        { key: 'c', outcome: record },
+      ]);
+      expect(other.where).toBe('rescue');
+    } finally {
+      holder.close();
+    }
+    const reader = AnswerStore.open({
+      path,
+      namespace: 'test',
+      maxAgeMs: Number.POSITIVE_INFINITY,
+      rescueDir,
+      readOnly: true,
+    });
+    expect(reader.get('a')).toEqual(record);
+    reader.close();
+
+    const writer = AnswerStore.open({
+      path,
+      namespace: 'test',
+      maxAgeMs: Number.POSITIVE_INFINITY,
+      rescueDir,
+    });
+    expect(writer.imported).toBe(2);
+    writer.close();
+    const again = AnswerStore.open({
+      path,
+      namespace: 'test',
+      maxAgeMs: Number.POSITIVE_INFINITY,
+      rescueDir,
+    });
+    expect(again.imported).toBe(0);
+    expect(again.get('b')).toEqual(record);
+    again.close();
+    const lines = readFileSync(path, 'utf8').trim().split('\n');
+    expect(lines.map((l) => JSON.parse(l).key)).toEqual(['a', 'b']);
+    // The other service's answer waits, untouched, for a writer of that service.
+    expect(existsSync(other.rescuePath as string)).toBe(true);
+    const elsewhere = AnswerStore.open({
+      path,
+      namespace: 'elsewhere',
+      maxAgeMs: Number.POSITIVE_INFINITY,
+      rescueDir,
+    });
+    expect(elsewhere.imported).toBe(1);
+    elsewhere.close();
+    expect(existsSync(other.rescuePath as string)).toBe(false);
+  });
+});

@@ -38,6 +38,24 @@ describe('locks', () => {
     expect(existsSync(join(dir, 'own.jsonl.lock'))).toBe(false);
   });
 
+  it('refuses a second lock of a file this process holds (an MCP call during its own file run); takes a lock its pid left from before', () => {
+    const dir = tempDir();
+    const path = join(dir, 'answers.jsonl');
+    const first = acquireLock(path, 'answer cache');
+    expect(() => acquireLock(path, 'answer cache')).toThrow(
+      /Another enrich run of this process is using the answer cache/,
+    );
+    first.release();
+    const second = acquireLock(path, 'answer cache');
+    second.release();
+    // A lock file naming this pid that this process does not hold: an earlier process's, taken over.
+    writeFileSync(`${path}.lock`, JSON.stringify({ pid: process.pid, start: startOf(process.pid) }));
+    const taken = acquireLock(path, 'answer cache');
+    expect(JSON.parse(readFileSync(`${path}.lock`, 'utf8')).pid).toBe(process.pid);
+    taken.release();
+    expect(existsSync(`${path}.lock`)).toBe(false);
+  });
+
   it('takes over a lock whose pid now belongs to another process (its start time differs)', async () => {
     const { dir, server } = at;
     const inPath = writeCsv(join(dir, 'in.csv'), [['phone'], [phone(1)]]);

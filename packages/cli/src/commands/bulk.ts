@@ -9,6 +9,7 @@ import {
   defaultOutputPath,
   distinctFiles,
   GRACE_MS,
+  LEDGER_ENV,
   planBulk,
 } from '@enrich/bulk';
 import { type Operation, outputColumns, STOP_REASONS } from '@enrich/core';
@@ -20,7 +21,7 @@ import { barProgress, lineProgress, type ProgressReporter } from '../progress.js
 import { bulkNotes, bulkReport, dryRunReport } from '../report.js';
 import { runWithProgress } from '../run-with-progress.js';
 import { ownControls, type Scrub } from '../scrub-io.js';
-import { spendRecorder } from '../spend-ledger.js';
+import { cliLedger, spendRecorder } from '../spend-ledger.js';
 import { jsonText } from '../terminal-text.js';
 import { type OperationFlags, retryPolicyOf } from './operation.js';
 
@@ -63,10 +64,12 @@ async function bulkRun(
   const reportTo = pipes.toStdout ? io.stderr : io.stdout;
   // Compared as real paths (links resolved): the journal appended to the input, or the output
   // written over it, would destroy the user's data.
+  const ledgerPath = cliLedger(io).path;
   distinctFiles([
     ['--in', inPath],
     ['--out', outPath],
     ['--cache', cachePath],
+    [LEDGER_ENV, ledgerPath],
   ]);
   // The command's --sandbox, --base-url and --base-url-v3.
   const connection: ConnectionFlags = flags;
@@ -130,6 +133,7 @@ async function bulkRun(
     const summary = await runWithProgress({
       ...files,
       outPath,
+      ledgerPath,
       force: flags.force === true,
       columns: flags.fields?.columns ?? outputColumns(op),
       progress,
