@@ -2,8 +2,10 @@
 // file with --cache): @enrich/bulk's AnswerStore, the CLI's journal format. A server may live for
 // days beside others, so the store is never held open: a lookup opens it read-only (no lock), and a
 // new paid answer opens it with its lock just long enough to journal it. When another process holds
-// the lock (a file run) for longer than a few seconds, the answer is kept in memory, still answers
-// repeats in this process, and is journaled by the next write that gets the lock.
+// the lock (a file run) past a short wait, or the cache's folder cannot be used, the answer is set
+// aside at once in a side file that every later lookup reads and the next writer moves into the
+// journal: a paid answer is on disk before its result is returned, so no exit can lose it.
+// Writes of one process go one at a time, each answer once.
 import { AnswerStore, BulkError } from '@enrich/bulk';
 import type { Outcome } from '@enrich/core';
 
@@ -12,20 +14,25 @@ export interface CacheOptions {
   readonly maxAgeMs: number;
   readonly scrub: (text: string) => string;
   readonly log: (text: string) => void;
-  /** How long to wait for another process's lock before keeping the answer in memory. */
+  /** How long to wait for another process's lock before setting the answer aside. */
   readonly lockWaitMs?: number;
+  /** Where set-aside answers go (the temp directory by default). */
+  readonly rescueDir?: string;
 }
 
-interface Held {
-  readonly namespace: string;
-  readonly key: string;
-  readonly outcome: Outcome;
-}
+/** Where a paid answer was kept: it answers the same question free from then on, except 'nowhere'. */
+export type Kept =
+  | { readonly where: 'journal' }
+  | { readonly where: 'aside'; readonly path: string; readonly reason: string }
+  | { readonly where: 'nowhere'; readonly reason: string };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class AnswerCache {
-  private readonly held = new Map<string, Held>();
+  /** Answers that could be kept nowhere on disk: at least this process does not pay twice. */
+  private readonly inMemory = new Map<string, Outcome>();
+  private writing: Promise<unknown> = Promise.resolve();
+  private stopping = false;
 
   constructor(private readonly options: CacheOptions) {}
 
@@ -35,16 +42,11 @@ export class AnswerCache {
 
   /** A fresh answer for the request, or undefined. */
   get(namespace: string, key: string): Outcome | undefined {
-    const held = this.held.get(`${namespace}\n${key}`);
-    if (held) return held.outcome;
+    const held = this.inMemory.get(`${namespace}\n${key}`);
+    if (held) return held;
     let store: AnswerStore | undefined;
     try {
-      store = AnswerStore.open({
-        path: this.options.path,
-        namespace,
-        maxAgeMs: this.options.maxAgeMs,
-        readOnly: true,
-      });
+      store = AnswerStore.open({ ...this.storeOptions(namespace), readOnly: true });
       return store.get(key);
     } catch (error) {
       this.options.log(
@@ -56,56 +58,73 @@ export class AnswerCache {
     }
   }
 
-  /** Journals a paid answer (durably), or keeps it in memory when that cannot be done now. */
-  async put(namespace: string, key: string, outcome: Outcome): Promise<void> {
-    this.held.set(`${namespace}\n${key}`, { namespace, key, outcome });
-    await this.flush();
+  /** Keeps a paid answer on disk (durably) before it resolves, and says where. */
+  put(namespace: string, key: string, outcome: Outcome): Promise<Kept> {
+    const kept = this.writing.then(() => this.write(namespace, key, outcome));
+    this.writing = kept.catch(() => undefined);
+    return kept;
   }
 
-  /** Writes the answers held in memory, each under its own namespace. */
-  async flush(): Promise<void> {
-    for (const [id, held] of [...this.held]) {
-      const store = await this.openForWriting(held.namespace);
-      if (!store) return;
+  /** The server is closing: stop waiting for another process's lock; set answers aside at once. */
+  stop(): Promise<unknown> {
+    this.stopping = true;
+    return this.writing;
+  }
+
+  private async write(namespace: string, key: string, outcome: Outcome): Promise<Kept> {
+    const opened = await this.openForWriting(namespace);
+    if (opened instanceof AnswerStore) {
       try {
-        if (await store.put(held.key, held.outcome)) {
-          this.held.delete(id);
-          continue;
-        }
-        const saved = store.saveUnsaved();
-        if (saved?.where === 'journal' || saved?.where === 'rescue') this.held.delete(id);
-        this.options.log(
-          `A paid answer could not be written to the answer cache ${this.options.path} (${saved?.reason ?? store.failure?.message}); ${
-            saved?.where === 'rescue'
-              ? `it was saved in ${saved.rescuePath}`
-              : 'it is kept in memory for this session'
-          }.`,
-        );
+        if (await opened.put(key, outcome)) return { where: 'journal' };
+        const saved = opened.saveUnsaved();
+        if (saved?.where === 'journal') return { where: 'journal' };
+        if (saved?.where === 'rescue') return this.aside(saved.rescuePath as string, saved.reason);
+        return this.nowhere(namespace, key, outcome, saved?.reason ?? 'unknown');
       } finally {
-        store.close();
+        opened.close();
       }
     }
+    const saved = AnswerStore.setAside(this.storeOptions(namespace), [{ key, outcome }]);
+    if (saved.where === 'rescue') return this.aside(saved.rescuePath as string, opened);
+    return this.nowhere(namespace, key, outcome, `${opened}; ${saved.reason}`);
   }
 
-  private async openForWriting(namespace: string): Promise<AnswerStore | undefined> {
-    const deadline = Date.now() + (this.options.lockWaitMs ?? 5000);
+  private aside(path: string, reason: string): Kept {
+    this.options.log(
+      `A paid answer could not go into the answer cache ${this.options.path} now (${reason}); it was set aside in ${path}, which every later lookup reads and the next write moves into the cache.`,
+    );
+    return { where: 'aside', path, reason };
+  }
+
+  private nowhere(namespace: string, key: string, outcome: Outcome, reason: string): Kept {
+    this.inMemory.set(`${namespace}\n${key}`, outcome);
+    this.options.log(`A paid answer could not be kept on disk (${reason}); only this session remembers it.`);
+    return { where: 'nowhere', reason };
+  }
+
+  // The store opened with its lock, or why it could not be (after a short wait for another's lock).
+  private async openForWriting(namespace: string): Promise<AnswerStore | string> {
+    const deadline = Date.now() + (this.options.lockWaitMs ?? 2000);
     for (;;) {
       try {
-        return AnswerStore.open({
-          path: this.options.path,
-          namespace,
-          maxAgeMs: this.options.maxAgeMs,
-          scrub: this.options.scrub,
-        });
+        return AnswerStore.open(this.storeOptions(namespace));
       } catch (error) {
-        if (!(error instanceof BulkError) || Date.now() > deadline) {
-          this.options.log(
-            `The answer cache ${this.options.path} could not be opened for writing (${(error as Error).message}); the answer is kept in memory for this session and written later.`,
-          );
-          return undefined;
+        const locked = error instanceof BulkError;
+        if (!locked || this.stopping || Date.now() > deadline) {
+          return locked ? `another process holds it: ${(error as Error).message}` : (error as Error).message;
         }
         await sleep(50);
       }
     }
+  }
+
+  private storeOptions(namespace: string) {
+    return {
+      path: this.options.path,
+      namespace,
+      maxAgeMs: this.options.maxAgeMs,
+      scrub: this.options.scrub,
+      ...(this.options.rescueDir ? { rescueDir: this.options.rescueDir } : {}),
+    };
   }
 }

@@ -9,6 +9,9 @@ import { createServer } from './server.js';
 import { mcpVersion } from './version.js';
 
 const env = process.env;
+
+/** The longest an exit may take once asked for (the work in progress is cut well before). */
+const STOP_DEADLINE_MS = 1800;
 const parsed = parseConfig(process.argv.slice(2), env);
 if (parsed.kind === 'help') {
   process.stdout.write(HELP);
@@ -37,20 +40,29 @@ async function serve(config: Config): Promise<void> {
     log(error.message);
     process.exit(2);
   }
-  const { server, idle } = createServer({ config: config, connection, scrub, log });
+  const { server, stop } = createServer({ config: config, connection, scrub, log });
   const transport = new StdioServerTransport();
   let closing = false;
-  const close = async () => {
-    if (closing) return;
+  // The client closed the pipe, or Ctrl-C / SIGTERM: waits end, requests in flight are cut, paid
+  // answers are kept (set aside when the cache is busy), then the process exits, within 2 s. A
+  // second signal ends it at once.
+  const close = async (code: number) => {
+    if (closing) {
+      process.exit(code);
+    }
     closing = true;
-    await idle();
+    setTimeout(() => {
+      log('stopping took too long; exiting.');
+      process.exit(code);
+    }, STOP_DEADLINE_MS).unref();
+    await stop();
     await connection.close();
-    process.exit(0);
+    process.exit(code);
   };
-  transport.onclose = () => void close();
-  process.stdin.on('end', () => void close());
-  process.on('SIGTERM', () => void close());
-  process.on('SIGINT', () => void close());
+  transport.onclose = () => void close(0);
+  process.stdin.on('end', () => void close(0));
+  process.on('SIGTERM', () => void close(143));
+  process.on('SIGINT', () => void close(130));
   await server.connect(transport);
   log(
     `ready (${connection.bases.sandbox ? 'the embedded sandbox, demo key' : `${connection.bases.baseUrl}, ${connection.bases.baseUrlV3}`}; answer cache ${config.cachePath}${

@@ -2,7 +2,7 @@
 // CLI is (ENRICH_API_KEY, ENRICH_BASE_URL, ENRICH_BASE_URL_V3, --sandbox), plus what is the
 // server's own: the answer cache's folder, the budget and the confirmation threshold.
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ledgerPath } from '@enrich/bulk';
 import { API_KEY_ENV, BASE_URL_ENV, BASE_URL_V3_ENV } from '@enrich/core';
@@ -22,6 +22,9 @@ export const CACHE_FILE_NAME = 'answers.jsonl';
 /** Paid calls this process makes without asking the person (where the client can be asked). */
 export const DEFAULT_CONFIRM_ABOVE = 10;
 
+/** How long requests on the wire may still answer once the server stops (calls and file runs). */
+export const STOP_GRACE_MS = 1000;
+
 /** Cached answers are reused while this fresh (the CLI's default --max-age). */
 export const MAX_AGE_MS = 30 * 24 * 3600 * 1000;
 
@@ -36,6 +39,8 @@ export interface Config {
   readonly maxTransactions: number | undefined;
   /** Paid calls made without an elicitation; beyond it, each asks (where the client can). */
   readonly confirmAbove: number;
+  /** The folders the file tools may use when the client declares no roots (default: the working folder). */
+  readonly allowDirs: readonly string[];
 }
 
 export type Parsed =
@@ -47,12 +52,15 @@ export type Parsed =
 export const HELP = `enrich-mcp: the enrichment API's operations as MCP tools, over stdio.
 
 Usage: enrich-mcp [--sandbox] [--max-transactions N] [--confirm-above N] [--cache-dir DIR]
+                  [--allow-dir DIR ...]
 
   --sandbox               use the embedded sandbox on 127.0.0.1 with its demo key (no key, nothing billed)
   --max-transactions N    spend at most N transactions in this process (or ENRICH_MAX_TRANSACTIONS)
   --confirm-above N       ask the person before each paid call once N have been made (default ${DEFAULT_CONFIRM_ABOVE};
                           0 asks before every one; or ENRICH_CONFIRM_ABOVE), where the client supports it
   --cache-dir DIR         the answer cache's folder (or ENRICH_CACHE_DIR; default: the user's cache folder)
+  --allow-dir DIR         a folder the file tools (quote, enrich_file) may read and write; repeat for
+                          more. Used when the client declares no roots; default: the working folder
   --base-url URL          base of the v2 operations (or ENRICH_BASE_URL)
   --base-url-v3 URL       base of the v3 operations (or ENRICH_BASE_URL_V3)
   --help, --version
@@ -84,7 +92,7 @@ export function parseConfig(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
 ): Parsed {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
     values = parseArgs({
       args: [...argv],
@@ -95,6 +103,7 @@ export function parseConfig(
         'cache-dir': { type: 'string' },
         'base-url': { type: 'string' },
         'base-url-v3': { type: 'string' },
+        'allow-dir': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -129,6 +138,9 @@ export function parseConfig(
       ledgerPath: ledgerPath(env, process.platform, homedir()),
       maxTransactions: budget,
       confirmAbove: confirm,
+      allowDirs: ((values['allow-dir'] as string[] | undefined) ?? [process.cwd()]).map((dir) =>
+        resolve(dir),
+      ),
     },
   };
 }

@@ -5,11 +5,11 @@
 // elicitation where the client supports one. The run never spends more than the plan said: the
 // plan's figure is the run's budget, and a plan that grew in between is quoted again instead.
 import { randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
 import {
   BulkError,
   type BulkPlan,
   cacheNamespace,
+  checkRunFiles,
   createHttpTransport,
   defaultOutputPath,
   OutputInTheWay,
@@ -27,8 +27,9 @@ import {
 } from '@enrich/core';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { AllowedFolders } from './allowed-folders.js';
 import type { Budget } from './budget.js';
-import { type Config, MAX_AGE_MS } from './config.js';
+import { type Config, MAX_AGE_MS, STOP_GRACE_MS } from './config.js';
 import { ask } from './confirm.js';
 import type { Connection } from './connection.js';
 import { errorResult } from './reading.js';
@@ -59,6 +60,10 @@ export interface FileToolsDeps {
   /** Where every paid answer of a run is recorded (the input's base name with it). */
   readonly ledger: SpendLedger;
   readonly scrub: (text: string) => string;
+  /** The folders the file tools may use (the client's roots, or --allow-dir). */
+  readonly folders: AllowedFolders;
+  /** Aborted when the server stops: a run sends nothing more and ends within a second. */
+  readonly stop: AbortSignal;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -69,13 +74,13 @@ export class FileTools {
   constructor(private readonly deps: FileToolsDeps) {}
 
   async quote(args: Record<string, unknown>): Promise<CallToolResult> {
-    const request = this.request(args);
+    const request = await this.request(args);
     if (typeof request === 'string') return errorResult(request);
     return this.quoted(request, '');
   }
 
   async enrichFile(args: Record<string, unknown>): Promise<CallToolResult> {
-    const request = this.request(args);
+    const request = await this.request(args);
     if (typeof request === 'string') return errorResult(request);
     const token = typeof args.token === 'string' ? args.token : undefined;
     if (!token) return this.quoted(request, 'Not run: enrich_file runs only with the token of a quote. ');
@@ -155,17 +160,21 @@ export class FileTools {
     }
   }
 
-  private request(args: Record<string, unknown>): FileRequest | string {
+  private async request(args: Record<string, unknown>): Promise<FileRequest | string> {
     const op = typeof args.operation === 'string' ? operationNamed(args.operation) : undefined;
     if (!op)
       return `operation must name one of the operations (${OPERATIONS.map(toolName).join(', ')}); got ${JSON.stringify(args.operation)}. Nothing was spent.`;
     if (typeof args.path !== 'string' || args.path.trim() === '')
       return 'path must name the file to enrich. Nothing was spent.';
-    const inPath = resolve(args.path);
-    const outPath =
-      typeof args.out === 'string' && args.out.trim() !== ''
-        ? resolve(args.out)
-        : defaultOutputPath(inPath, op);
+    const input = await this.deps.folders.resolve(args.path, 'path');
+    if ('problem' in input) return input.problem;
+    const inPath = input.path;
+    let outPath = defaultOutputPath(inPath, op);
+    if (typeof args.out === 'string' && args.out.trim() !== '') {
+      const output = await this.deps.folders.resolve(args.out, 'out');
+      if ('problem' in output) return output.problem;
+      outPath = output.path;
+    }
     const map: Record<string, string> = {};
     if (args.map !== undefined) {
       if (args.map === null || typeof args.map !== 'object' || Array.isArray(args.map)) {
@@ -180,7 +189,16 @@ export class FileTools {
   }
 
   private async plan(request: FileRequest): Promise<BulkPlan | string> {
+    const { config } = this.deps;
     try {
+      // The files a run must never replace (the cache, the ledger, the input, a journal or a lock,
+      // a device), refused at the quote already: the CLI's rules (bulk's file-guard.ts).
+      checkRunFiles({
+        inPath: request.inPath,
+        outPath: request.outPath,
+        cachePath: config.cachePath,
+        ledgerPath: config.ledgerPath,
+      });
       return await planBulk({
         op: request.op,
         inPath: request.inPath,
@@ -250,6 +268,7 @@ export class FileTools {
               inPath: request.inPath,
               outPath: request.outPath,
               cachePath: config.cachePath,
+              ledgerPath: config.ledgerPath,
               namespace: cacheNamespace(request.op, connection.bases),
               maxAgeMs: MAX_AGE_MS,
               columns: outputColumns(request.op),
@@ -257,6 +276,7 @@ export class FileTools {
               scrub,
               allExtras: true,
               abandon,
+              graceMs: STOP_GRACE_MS,
               sender: {
                 settings: connection.settings,
                 transport: createHttpTransport({ timeoutMs: 30_000, signal: abandon.signal }),
@@ -267,7 +287,7 @@ export class FileTools {
                 now: Date.now,
               },
             },
-            { onPaid: (count) => spend.add(count) },
+            { onPaid: (count) => spend.add(count), signal: this.deps.stop },
           );
         } catch (error) {
           if (error instanceof OutputInTheWay) {

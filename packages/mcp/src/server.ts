@@ -1,23 +1,9 @@
 // The MCP server: the tools of tools.ts over the low-level SDK Server (the schemas are JSON Schema
-// generated from the catalog, so no zod restatement), answering paid calls with care: validate
-// first (free), then the shared answer cache (free), then the budget and, past the threshold, the
-// person's confirmation, and only then one request through core's client and retry policy.
+// generated from the catalog, so no zod restatement). Paid calls go through purchase.ts (validate,
+// the answer cache, a request on its way shared, the budget and the person's word, one request,
+// the record); files through file-tools.ts, inside the folders of allowed-folders.ts.
 
-import { cacheNamespace } from '@enrich/bulk';
-import {
-  type CleanInput,
-  callOperation,
-  checkKey,
-  DEFAULT_RETRY_POLICY,
-  isPaid,
-  OPERATIONS,
-  type Operation,
-  type Outcome,
-  PERMITTED_USE,
-  requestKey,
-  type Transport,
-  validate,
-} from '@enrich/core';
+import { checkKey, OPERATIONS, PERMITTED_USE, type Transport } from '@enrich/core';
 import { createFetchTransport } from '@enrich/core/fetch-transport';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
@@ -25,13 +11,14 @@ import {
   type CallToolResult,
   ListToolsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AllowedFolders } from './allowed-folders.js';
 import { AnswerCache } from './answer-cache.js';
 import { Budget } from './budget.js';
-import { type Config, MAX_AGE_MS } from './config.js';
-import { ask } from './confirm.js';
+import { type Config, MAX_AGE_MS, STOP_GRACE_MS } from './config.js';
 import type { Connection } from './connection.js';
 import { FileTools } from './file-tools.js';
-import { errorResult, outcomeResult } from './reading.js';
+import { Purchases } from './purchase.js';
+import { errorResult } from './reading.js';
 import { SpendLedger } from './spend-ledger.js';
 import { allTools, COST_TEXT, toolName } from './tools.js';
 import { mcpVersion } from './version.js';
@@ -52,8 +39,12 @@ export const INSTRUCTIONS = `Tools for a contact-data enrichment API: ${OPERATIO
 
 export interface EnrichServer {
   readonly server: Server;
-  /** Resolves when no tool call is in progress (so that closing never cuts an answer being kept). */
-  idle(): Promise<void>;
+  /**
+   * Stops the server's work for an exit: waits for Retry-After end, requests in flight are cut
+   * (counted as may have been paid), file runs stop sending, answers being kept are set aside at
+   * once; resolves when no tool call is in progress.
+   */
+  stop(): Promise<void>;
 }
 
 export function createServer(deps: ServerDeps): EnrichServer {
@@ -62,12 +53,36 @@ export function createServer(deps: ServerDeps): EnrichServer {
     { name: 'enrich-mcp', title: 'Enrichment API', version: mcpVersion() },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
+  // Stopping ends every wait and sends nothing more; requests already on the wire get a second to
+  // answer (their answers are paid for: keep them), then are cut.
+  const stopping = new AbortController();
+  const abandon = new AbortController();
   const cache = new AnswerCache({ path: config.cachePath, maxAgeMs: MAX_AGE_MS, scrub: deps.scrub, log });
   const budget = new Budget(config.maxTransactions);
-  const transport = deps.transport ?? createFetchTransport({ timeoutMs: TIMEOUT_MS });
+  const transport = deps.transport ?? createFetchTransport({ timeoutMs: TIMEOUT_MS, signal: abandon.signal });
   const ledger = new SpendLedger(config.ledgerPath, log);
-  const files = new FileTools({ server, config, connection, budget, ledger, scrub: deps.scrub });
-  let dontAskAgain = false;
+  const folders = new AllowedFolders(server, config.allowDirs, log);
+  const files = new FileTools({
+    server,
+    config,
+    connection,
+    budget,
+    ledger,
+    scrub: deps.scrub,
+    folders,
+    stop: stopping.signal,
+  });
+  const purchases = new Purchases({
+    server,
+    config,
+    connection,
+    cache,
+    budget,
+    ledger,
+    transport,
+    log,
+    stop: stopping.signal,
+  });
   const tools = allTools();
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
@@ -86,6 +101,7 @@ export function createServer(deps: ServerDeps): EnrichServer {
 
   async function handle(name: string, given: Record<string, unknown> | undefined): Promise<CallToolResult> {
     const args = given ?? {};
+    if (stopping.signal.aborted) return errorResult(`${name}: the server is stopping. Nothing was sent.`);
     try {
       if (name === 'check_key') return await keyCheck();
       if (name === 'spend') return spendResult();
@@ -93,85 +109,11 @@ export function createServer(deps: ServerDeps): EnrichServer {
       if (name === 'enrich_file') return await files.enrichFile(args);
       const op = OPERATIONS.find((o) => toolName(o) === name);
       if (!op) return errorResult(`There is no tool named ${name}.`);
-      return await callOne(op, args);
+      return await purchases.call(op, args);
     } catch (error) {
       log(`${name}: ${(error as Error).stack ?? String(error)}`);
       return errorResult(`${name} failed: ${(error as Error).message}`);
     }
-  }
-
-  async function callOne(op: Operation, args: Record<string, unknown>): Promise<CallToolResult> {
-    const checked = validate(op, args);
-    if (!checked.ok) {
-      const fields = [...new Set(checked.issues.map((i) => i.field))];
-      return errorResult(
-        `Invalid input, not sent, no transaction spent: ${checked.message}. (${fields.length === 1 ? 'Field' : 'Fields'}: ${fields.join(', ')}.)`,
-        { 'enrich/outcome': 'invalid', 'enrich/invalid': checked.issues },
-      );
-    }
-    const key = requestKey(op, checked.input);
-    const namespace = cacheNamespace(op, connection.bases);
-    const cached = cache.get(namespace, key);
-    if (cached) {
-      budget.fromCache++;
-      return outcomeResult(op, checked.input, cached, {
-        fromCache: true,
-        spent: 0,
-        budget: budget.describe(),
-      });
-    }
-    if (!connection.settings) return errorResult(connection.keyProblem ?? 'No API key. Nothing was sent.');
-    if (!budget.reserve()) {
-      return errorResult(
-        `Refused before sending: the budget of this server (${budget.max} transaction${budget.max === 1 ? '' : 's'}, --max-transactions or ENRICH_MAX_TRANSACTIONS) is spent. Nothing was sent and nothing spent. Answers already bought are still answered free; restart the server with a bigger budget to spend more.`,
-        { 'enrich/outcome': 'budget' },
-      );
-    }
-    let outcome: Outcome | undefined;
-    try {
-      if (budget.committed > config.confirmAbove && !dontAskAgain) {
-        const answer = await ask(
-          server,
-          `${op.title} for ${describe(checked.input)} spends 1 paid transaction (${budget.spent} spent by this server so far${
-            budget.max === undefined ? '' : `, budget ${budget.max}`
-          }). Spend it?`,
-          true,
-        );
-        if (answer.answer === 'no') {
-          return errorResult('Not sent: the person declined to spend a transaction. Nothing was spent.', {
-            'enrich/outcome': 'declined',
-          });
-        }
-        if (answer.dontAskAgain) dontAskAgain = true;
-      }
-      const report = await callOperation(op, checked.input, {
-        transport,
-        settings: connection.settings,
-        policy: DEFAULT_RETRY_POLICY,
-        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-        now: Date.now,
-        onRetry: ({ delayMs, outcome: o }) =>
-          log(
-            `${op.title}: ${o.kind === 'error' ? o.error.message : ''} Trying again in ${(delayMs / 1000).toFixed(1)} s.`,
-          ),
-      });
-      outcome = report.outcome;
-    } finally {
-      const paid = outcome !== undefined && isPaid(outcome) ? 1 : 0;
-      const unanswered = outcome?.kind === 'error' && outcome.error.code === 'unanswered' ? 1 : 0;
-      budget.settle(1, paid, unanswered);
-    }
-    if (!outcome) return errorResult(`${op.title}: no answer. Nothing was spent.`);
-    const paid = isPaid(outcome);
-    if (paid) {
-      ledger.recordOne(op, connection.bases);
-      await cache.put(namespace, key, outcome);
-    }
-    return outcomeResult(op, checked.input, outcome, {
-      fromCache: false,
-      spent: paid ? 1 : 0,
-      budget: budget.describe(),
-    });
   }
 
   async function keyCheck(): Promise<CallToolResult> {
@@ -228,14 +170,13 @@ export function createServer(deps: ServerDeps): EnrichServer {
 
   return {
     server,
-    idle: async () => {
+    stop: async () => {
+      stopping.abort();
+      void cache.stop();
+      const cut = setTimeout(() => abandon.abort(), STOP_GRACE_MS);
       while (inProgress.size > 0) await Promise.allSettled([...inProgress]);
+      clearTimeout(cut);
+      await cache.stop();
     },
   };
-}
-
-function describe(input: CleanInput): string {
-  return Object.entries(input)
-    .map(([n, v]) => `${n} ${v}`)
-    .join(', ');
 }

@@ -34,7 +34,7 @@ describe('quote and enrich_file', () => {
   it('a call without the token spends nothing; with it, the run spends what the plan said', async () => {
     const dir = tempDir();
     const path = leads(dir);
-    const session = await startSession({ env: env(tempDir()) });
+    const session = await startSession({ env: env(tempDir()), cwd: dir });
     try {
       const before = sandbox.sandbox.transactions(KEY);
       // Answer one of the three distinct phones first: the plan counts it as cached.
@@ -105,6 +105,8 @@ describe('quote and enrich_file', () => {
     let answer: 'accept' | 'decline' = 'decline';
     const session = await startSession({
       env: env(tempDir()),
+      // A client that declares its roots: the file tools work inside them.
+      roots: [dir],
       elicit: (message) => {
         asked.push(message);
         return answer === 'accept' ? { action: 'accept', content: { confirm: true } } : { action: 'decline' };

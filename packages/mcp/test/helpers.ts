@@ -1,9 +1,11 @@
 // Drives the built server (dist/enrich-mcp.mjs, which turbo builds before the tests) with the MCP
 // SDK's own Client over StdioClientTransport, as an assistant would, and keeps everything the
 // server printed (stdout's JSON-RPC messages, stderr) for the key scan.
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -33,11 +35,19 @@ export interface Session {
   readonly stderr: () => string;
   call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
   close(): Promise<void>;
+  /** The server process's id (to send it a signal). */
+  pid(): number | null;
+  /** The server process's exit code (or the signal that ended it), once it has exited. */
+  exited(): Promise<number | string | null>;
 }
 
 export interface StartOptions {
   readonly args?: readonly string[];
   readonly env: Record<string, string>;
+  /** The server's working folder: the folder its file tools may use when no roots are declared. */
+  readonly cwd?: string;
+  /** Declare the roots capability and answer roots/list with these folders. */
+  readonly roots?: readonly string[];
   /** Declare the elicitation capability and answer each elicitation with this. */
   readonly elicit?: (message: string) => {
     action: 'accept' | 'decline' | 'cancel';
@@ -58,6 +68,7 @@ export async function startSession(options: StartOptions): Promise<Session> {
       ...options.env,
     },
     stderr: 'pipe',
+    ...(options.cwd ? { cwd: options.cwd } : {}),
   });
   let errText = '';
   transport.stderr?.on('data', (chunk) => {
@@ -66,8 +77,18 @@ export async function startSession(options: StartOptions): Promise<Session> {
   });
   const client = new Client(
     { name: 'enrich-mcp-test', version: '1.0.0' },
-    { capabilities: options.elicit ? { elicitation: {} } : {} },
+    {
+      capabilities: {
+        ...(options.elicit ? { elicitation: {} } : {}),
+        ...(options.roots ? { roots: { listChanged: true } } : {}),
+      },
+    },
   );
+  if (options.roots) {
+    const { ListRootsRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    const roots = options.roots.map((folder) => ({ uri: pathToFileURL(folder).href, name: folder }));
+    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots }));
+  }
   if (options.elicit) {
     const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
     const answer = options.elicit;
@@ -94,6 +115,15 @@ export async function startSession(options: StartOptions): Promise<Session> {
       return result;
     },
     close: () => client.close(),
+    pid: () => transport.pid,
+    exited: () => {
+      // The SDK keeps its child process to itself; its exit is what a signal test waits for.
+      const child = (transport as unknown as { _process?: ChildProcess })._process;
+      if (!child) return Promise.resolve(null);
+      if (child.exitCode !== null || child.signalCode !== null)
+        return Promise.resolve(child.exitCode ?? child.signalCode);
+      return new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+    },
   };
 }
 

@@ -57,7 +57,7 @@ describe('the spend ledger', () => {
     const dir = tempDir();
     const path = join(dir, 'leads.csv');
     writeFileSync(path, 'phone\n5550103001\n5550103002\n5550103001\n5550103003\n');
-    const s = await startSession({ env: envFor(ledger) });
+    const s = await startSession({ env: envFor(ledger), args: ['--allow-dir', dir] });
     try {
       const quote = await s.call('quote', { operation: 'phone_lookup', path });
       const { token } = quote.structuredContent as { token: string };
