@@ -32,6 +32,7 @@ export {
   type SpendRecorderOptions,
   spendOrigin,
 } from './ledger-file.js';
+export { LedgerNotAFile } from './ledger-read.js';
 export { readHeader } from './open-source.js';
 export { type BulkPlan, type PlanOptions, planBulk } from './plan-bulk.js';
 export { type BulkProgress, estimatedRows } from './progress.js';

@@ -14,7 +14,7 @@
 // journal already keeps every paid answer. A ledger that cannot be written (a read-only disk, a
 // full one) is reported once and the run carries on.
 import { randomUUID } from 'node:crypto';
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
 import { dirname, join, win32 } from 'node:path';
 import {
   type LedgerClient,
@@ -24,9 +24,9 @@ import {
   type Operation,
   type OperationId,
   operationOrigin,
-  readLedger,
 } from '@enrich/core';
 import type { Bases } from './files.js';
+import { readLedgerFile } from './ledger-read.js';
 
 /** The environment variable that names the ledger's file instead of the platform's default. */
 export const LEDGER_ENV = 'ENRICH_LEDGER';
@@ -85,16 +85,17 @@ export class LedgerFile {
     }
   }
 
-  /** The ledger's entries, and how many lines were skipped; a missing file is an empty ledger. */
+  /**
+   * The ledger's entries, and how many lines were skipped; a missing file is an empty ledger. Throws
+   * LedgerNotAFile for a path that names no regular file (ledger-read.ts: reading one never ended).
+   */
   read(): LedgerRead {
-    let text: string;
     try {
-      text = readFileSync(this.path, 'utf8');
+      return readLedgerFile(this.path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], skipped: 0 };
       throw error;
     }
-    return readLedger(text);
   }
 }
 

@@ -4,7 +4,7 @@
 //
 // Periods are UTC because providers invoice by UTC; each service is totalled apart (the embedded
 // sandbox, which bills nothing, is never added to a real service's spend).
-import { SANDBOX_ORIGIN } from '@enrich/bulk';
+import { LEDGER_ENV, LedgerNotAFile, SANDBOX_ORIGIN } from '@enrich/bulk';
 import { originTotals, type SpendPeriod, type SpendRow, sinceProblem, spendTotals } from '@enrich/core';
 import { type Command, Option } from 'commander';
 import { CommandError, EXIT, type ExitCode } from '../exit-codes.js';
@@ -56,6 +56,7 @@ function spendAction(flags: SpendFlags, io: SpendIo): ExitCode {
   try {
     read = ledger.read();
   } catch (error) {
+    if (error instanceof LedgerNotAFile) throw new CommandError(notAFile(error, io.env), EXIT.usage);
     throw new CommandError(
       `the spend ledger ${ledger.path} could not be read: ${(error as Error).message}`,
       EXIT.usage,
@@ -130,4 +131,14 @@ function table(rows: readonly SpendRow[], totals: ReturnType<typeof originTotals
       .map((cell, c) => (c === 3 ? cell.padStart(widths[3] ?? 0) : cell.padEnd(widths[c] ?? 0)))
       .join('  ')}${notes[i]}`.trimEnd();
   return cells.map(line).join('\n');
+}
+
+// A ledger that is no regular file (a device, a FIFO, a folder) is refused before a byte is read
+// (reading /dev/zero never ends); the message names where the path came from, the variable if set.
+function notAFile(error: LedgerNotAFile, env: SpendIo['env']): string {
+  const rule = 'the spend ledger must be a regular file, which enrich appends what each command spends to';
+  if (env[LEDGER_ENV]?.trim()) {
+    return `${LEDGER_ENV}=${error.path} names ${error.kind}, not a regular file: ${rule}. Set ${LEDGER_ENV} to a file's path, or unset it for the default ledger in your data folder.`;
+  }
+  return `${error.message}: ${rule}. Move it aside, or set ${LEDGER_ENV} to a file's path.`;
 }
