@@ -79,8 +79,14 @@ describe('FIFOs, sockets and devices', () => {
     const before = server.sandbox.requests();
     try {
       for (const [args, says] of [
-        [['--in', 'in.csv', '--out', 'fifo.csv'], /fifo\.csv is a FIFO \(named pipe\); a run never replaces it/],
-        [['--in', 'fifo.csv', '--out', 'o.csv'], /fifo\.csv is a FIFO \(named pipe\), not a file.*give - as the input/],
+        [
+          ['--in', 'in.csv', '--out', 'fifo.csv'],
+          /fifo\.csv is a FIFO \(named pipe\); a run never replaces it/,
+        ],
+        [
+          ['--in', 'fifo.csv', '--out', 'o.csv'],
+          /fifo\.csv is a FIFO \(named pipe\), not a file.*give - as the input/,
+        ],
         [['--in', 'sock.csv', '--out', 'o.csv'], /sock\.csv is a socket, not a file/],
         [['--in', '/dev/zero', '--out', 'o.csv'], /\/dev\/zero is a device, not a file/],
       ] as const) {
