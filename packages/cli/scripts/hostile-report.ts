@@ -5,13 +5,14 @@
 // output holds, and the exit code. The same scenarios are asserted by test/hostile.test.ts and the
 // edge-*.test.ts files.
 import { EDGE_SCENARIOS } from '../test/edge-scenarios.js';
+import { DOOR_SCENARIOS } from '../test/doors.scenario.js';
 import { SCENARIOS } from '../test/hostile-scenarios.js';
 
 const only = process.argv.slice(2);
 const rows: string[][] = [
-  ['misbehaviour', 'requests', 'counted', 'journal', 'output', 'exit', 'time', 'also'],
+  ['misbehaviour', 'requests', 'counted', 'journal', 'ledger', 'output', 'exit', 'time', 'also'],
 ];
-for (const scenario of [...SCENARIOS, ...EDGE_SCENARIOS]) {
+for (const scenario of [...SCENARIOS, ...EDGE_SCENARIOS, ...DOOR_SCENARIOS]) {
   if (only.length > 0 && !only.includes(scenario.id)) continue;
   const m = await scenario.run();
   const output = m.statuses
@@ -28,6 +29,7 @@ for (const scenario of [...SCENARIOS, ...EDGE_SCENARIOS]) {
     String(m.requests),
     String(m.counted),
     journal,
+    m.ledger === undefined ? '' : String(m.ledger),
     output,
     Number.isNaN(m.code) ? '' : String(m.code),
     `${(m.ms / 1000).toFixed(1)} s`,

@@ -4,7 +4,7 @@
 // hostile-scenarios.ts.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isDocumented, parseLine } from '@enrich/bulk';
+import { isDocumented, LedgerFile, parseLine } from '@enrich/bulk';
 import { getOperation } from '@enrich/core';
 import { DEMO_KEY, type SandboxServer } from '@enrich/sandbox';
 import { CACHE_FILE } from '../src/main.js';
@@ -30,6 +30,8 @@ export interface Measured {
   readonly journal: number;
   /** Of those, paid-unreadable answers. */
   readonly journalUnreadable: number;
+  /** Transactions in the scenario's own spend ledger (dir/ledger.jsonl), when it names one. */
+  readonly ledger?: number;
   /** Output rows by status, or undefined when no output was written. */
   readonly statuses: Readonly<Record<string, number>> | undefined;
   /** Output header, when written. */
@@ -79,6 +81,15 @@ function journalOf(dir: string): { paid: number; unreadable: number } {
   return { paid, unreadable };
 }
 
+/** The scenario's own ledger file: ENRICH_LEDGER=<dir>/ledger.jsonl in its environment. */
+export const scenarioLedger = (dir: string) => join(dir, 'ledger.jsonl');
+
+function ledgerOf(dir: string): number | undefined {
+  const path = scenarioLedger(dir);
+  if (!existsSync(path)) return undefined;
+  return new LedgerFile(path).read().entries.reduce((sum, e) => sum + e.count, 0);
+}
+
 function outputOf(
   dir: string,
   opId: string,
@@ -109,11 +120,13 @@ export async function measure(
   opId = 'phone-lookup',
 ): Promise<Measured> {
   const journal = journalOf(dir);
+  const ledger = ledgerOf(dir);
   return {
     requests: service.requests(),
     counted: service.counted(),
     journal: journal.paid,
     journalUnreadable: journal.unreadable,
+    ...(ledger === undefined ? {} : { ledger }),
     ...outputOf(dir, opId),
     code: ran.code,
     stdout: ran.stdout,
@@ -130,7 +143,7 @@ export function sandboxCounts(server: SandboxServer): { requests(): number; coun
 }
 
 /** Runs a scenario against a sandbox of its own, closed afterwards whatever happens. */
-export async function withSandbox(run: (server: SandboxServer) => Promise<Measured>): Promise<Measured> {
+export async function withSandbox<T>(run: (server: SandboxServer) => Promise<T>): Promise<T> {
   const server = await startServer();
   try {
     return await run(server);

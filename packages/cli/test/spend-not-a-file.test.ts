@@ -5,33 +5,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { spawnCli, tempDir } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { DEADLINE_MS, spendWith } from './doors.scenario.js';
+import { tempDir } from './helpers.js';
 
-/** Far longer than the command takes to start and answer (under a second), far shorter than forever. */
-const DEADLINE_MS = 10_000;
-/** Each test's own limit: past the deadline, with time to kill the command. */
+/** Each test's own limit: past the deadline at which the command is killed. */
 const TEST_MS = DEADLINE_MS + 10_000;
-
-/** `enrich spend` with ENRICH_LEDGER set to `ledger`: its exit code and stderr, or 'timed out'. */
-async function spendWith(ledger: string): Promise<{ code: number | null; stderr: string } | 'timed out'> {
-  const child = spawnCli(['spend'], { env: { ENRICH_LEDGER: ledger }, cwd: tempDir() });
-  // Whatever ends the test, a command still reading (endless zeros fill memory) does not outlive it.
-  onTestFinished(() => {
-    if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
-  });
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<'timed out'>((resolve) => {
-    timer = setTimeout(() => resolve('timed out'), DEADLINE_MS);
-  });
-  const ended = await Promise.race([child.done, deadline]);
-  clearTimeout(timer);
-  if (ended === 'timed out') {
-    child.process.kill('SIGKILL');
-    await child.done;
-  }
-  return ended;
-}
 
 describe('enrich spend refuses a ledger that is not a regular file', () => {
   const devices = ['/dev/full', '/dev/zero'].filter((path) => existsSync(path));
@@ -40,8 +19,7 @@ describe('enrich spend refuses a ledger that is not a regular file', () => {
     'ENRICH_LEDGER=%s: answers at once, exit 2, naming the variable and the path',
     async (path) => {
       const ended = await spendWith(path);
-      expect(ended).not.toBe('timed out');
-      if (ended === 'timed out') return;
+      expect(ended.signal).toBeNull();
       expect(ended.code).toBe(2);
       expect(ended.stderr).toContain(`ENRICH_LEDGER=${path}`);
       expect(ended.stderr).toMatch(
@@ -59,8 +37,7 @@ describe('enrich spend refuses a ledger that is not a regular file', () => {
       const made = spawnSync('mkfifo', [fifo]);
       if (made.status !== 0) return; // no mkfifo on this system: nothing to test
       const ended = await spendWith(fifo);
-      expect(ended).not.toBe('timed out');
-      if (ended === 'timed out') return;
+      expect(ended.signal).toBeNull();
       expect(ended.code).toBe(2);
       expect(ended.stderr).toContain(`ENRICH_LEDGER=${fifo}`);
       expect(ended.stderr).toMatch(/names a FIFO \(named pipe\), not a regular file/);
