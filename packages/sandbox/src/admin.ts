@@ -14,8 +14,7 @@ import {
   type SandboxRequest,
   type SandboxResponse,
 } from './exchange.js';
-import { badLoadKnob, type SandboxKnobs } from './knobs.js';
-import { parseMisbehave } from './misbehave.js';
+import type { SandboxKnobs } from './knobs.js';
 import type { Stats } from './stats.js';
 
 export const ADMIN_PREFIX = '/__sandbox/';
@@ -30,7 +29,8 @@ export interface AdminTarget {
   readonly knobs: Readonly<SandboxKnobs>;
   stats(): Stats;
   reset(): void;
-  configure(changes: Partial<SandboxKnobs>): void;
+  /** Applies configure's body, checked whole (knobs.ts); the message of a refusal, nothing changed. */
+  configure(changes: Readonly<Record<string, unknown>>): string | undefined;
 }
 
 /** The admin actions and the method each takes. */
@@ -88,18 +88,12 @@ export function handleAdmin(request: SandboxRequest, target: AdminTarget): Sandb
     return answer(200, target.stats(), {}, 0);
   }
   const parsed = parseJson(request.body);
-  if (!parsed.ok || typeof parsed.value !== 'object' || parsed.value === null) {
+  const body = parsed.ok ? parsed.value : undefined;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return refuse(400, 'configure takes a JSON object of knobs');
   }
-  const changes = parsed.value as Record<string, unknown>;
-  const bad = badLoadKnob(changes);
-  if (bad) return refuse(400, bad);
-  if (changes.misbehave !== undefined) {
-    const modes = parseMisbehave(changes.misbehave as string | string[]);
-    if (!modes.ok) return refuse(400, modes.message);
-    changes.misbehave = modes.modes;
-  }
-  target.configure(changes as Partial<SandboxKnobs>);
+  const why = target.configure(body as Record<string, unknown>);
+  if (why !== undefined) return refuse(400, why);
   return answer(200, target.knobs, {}, 0);
 }
 

@@ -2,9 +2,11 @@
 // configure), kept apart from the request handling because they have rules of their own: defaults
 // that follow other knobs (a burst follows the rate, a p99 follows the median), JSON's null
 // standing for "no limit" where JSON has no Infinity, and values refused with a message rather
-// than silently applied. Having them in one place keeps createSandbox, configure() and the admin
-// path agreeing on those rules.
-import { type MisbehaveMode, parseMisbehave } from './misbehave.js';
+// than silently applied (each knob's rule is in knob-rules.ts). Having them in one place keeps
+// createSandbox, configure(), the admin path and the command agreeing on those rules. A change is
+// checked whole before any of it applies: a call with one bad value changes nothing.
+import { checkMisbehave, checkNumber, KNOB_NAMES, KNOB_RULES, type NumberKnob } from './knob-rules.js';
+import type { MisbehaveMode } from './misbehave.js';
 import { defaultBurst } from './token-bucket.js';
 
 export interface SandboxKnobs {
@@ -36,108 +38,103 @@ export interface SandboxKnobs {
   misbehave: readonly MisbehaveMode[];
 }
 
-/** The knobs at start: those given, and the defaults for the rest. */
-export function initialKnobs(given: Partial<SandboxKnobs>): SandboxKnobs {
-  const latencyMs = given.latencyMs ?? 0;
-  const rate = given.rate ?? Number.POSITIVE_INFINITY;
+/** The knobs when none is given. */
+function defaultKnobs(): SandboxKnobs {
   return {
-    latencyMs,
-    latencyP99Ms: given.latencyP99Ms ?? latencyMs,
-    rate,
-    burst: given.burst ?? defaultBurst(rate),
-    capacity: given.capacity ?? Number.POSITIVE_INFINITY,
-    faultRate: given.faultRate ?? 0,
-    allowance: given.allowance ?? Number.POSITIVE_INFINITY,
-    allowanceWindowMs: given.allowanceWindowMs ?? Number.POSITIVE_INFINITY,
-    retryAfterSeconds: given.retryAfterSeconds ?? 1,
-    misbehave: given.misbehave ?? [],
+    latencyMs: 0,
+    latencyP99Ms: 0,
+    rate: Number.POSITIVE_INFINITY,
+    burst: defaultBurst(Number.POSITIVE_INFINITY),
+    capacity: Number.POSITIVE_INFINITY,
+    faultRate: 0,
+    allowance: Number.POSITIVE_INFINITY,
+    allowanceWindowMs: Number.POSITIVE_INFINITY,
+    retryAfterSeconds: 1,
+    misbehave: [],
   };
 }
 
 /**
- * Applies a configure call's changes to `knobs` in place, ignoring values a knob cannot take.
- * `rebucket` is told the new token-bucket limits when the rate or the burst changes.
+ * The knobs at start: those given (the sandbox's options: other fields are not knobs), checked as
+ * configure checks them, and the defaults for the rest. A RangeError names a value refused.
  */
-export function applyKnobs(
-  knobs: SandboxKnobs,
-  changes: Partial<SandboxKnobs>,
-  rebucket: (limits: { rate: number; burst: number }) => void,
-): void {
-  if (Array.isArray(changes.misbehave)) {
-    const modes = parseMisbehave(changes.misbehave);
-    if (modes.ok) knobs.misbehave = modes.modes;
+export function initialKnobs(options: Partial<Record<keyof SandboxKnobs, unknown>>): SandboxKnobs {
+  const given: Record<string, unknown> = {};
+  for (const name of KNOB_NAMES) {
+    const value = options[name as keyof SandboxKnobs];
+    if (value !== undefined) given[name] = value;
   }
-  for (const name of [
-    'latencyMs',
-    'faultRate',
-    'allowance',
-    'allowanceWindowMs',
-    'retryAfterSeconds',
-  ] as const) {
-    const value = changes[name];
-    if (typeof value === 'number' && !Number.isNaN(value)) knobs[name] = value;
-    // JSON has no Infinity: null means "no limit" for the two limits.
-    if (value === null && (name === 'allowance' || name === 'allowanceWindowMs')) {
-      knobs[name] = Number.POSITIVE_INFINITY;
-    }
-  }
-  configureLoad(knobs, changes, rebucket);
+  const start = changedKnobs(defaultKnobs(), given);
+  if (!start.ok) throw new RangeError(start.message);
+  return start.knobs;
 }
 
-type LoadKnob = 'rate' | 'burst' | 'capacity' | 'latencyP99Ms';
-const LOAD_KNOBS: readonly LoadKnob[] = ['rate', 'burst', 'capacity', 'latencyP99Ms'];
+export type KnobChange =
+  | {
+      readonly ok: true;
+      readonly knobs: SandboxKnobs;
+      /** The rate or the burst changed: the token buckets take the new limits at once. */
+      readonly rebucket: boolean;
+    }
+  | { readonly ok: false; readonly message: string };
 
-/** A load knob given a value it cannot take, as a message for configure's 400; undefined when all are fine. */
-export function badLoadKnob(changes: Record<string, unknown>): string | undefined {
-  for (const name of LOAD_KNOBS) {
-    const value = changes[name];
-    if (value === undefined || value === null) continue;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-      return `${name} takes a non-negative number, or null`;
-    }
-    if (name === 'capacity' && (!Number.isInteger(value) || value < 1)) {
-      return 'capacity takes a whole number of at least 1, or null for no limit';
-    }
+/**
+ * The knobs after a change (configure's body, or the options at start), or why it is refused.
+ * null means: no limit (`rate`, `capacity`, `allowance`, `allowanceWindowMs`: never), the default
+ * (`burst`: one second's worth of the rate; `latencyP99Ms`: the median, a fixed latency). A `rate`
+ * without a `burst` takes the default burst, and a `latencyMs` without a `latencyP99Ms` makes the
+ * latency fixed, as at start. Values are named as configure takes them, or by `nameOf` (the
+ * command's flags).
+ */
+export function changedKnobs(
+  current: Readonly<SandboxKnobs>,
+  changes: Readonly<Record<string, unknown>>,
+  nameOf: (knob: keyof SandboxKnobs) => string = (knob) => knob,
+): KnobChange {
+  const unknown = Object.keys(changes).find((name) => !KNOB_NAMES.includes(name));
+  if (unknown !== undefined) {
+    return {
+      ok: false,
+      message: `configure has no knob "${unknown}"; the knobs are ${KNOB_NAMES.join(', ')}`,
+    };
   }
-  return undefined;
+  const given: Partial<Record<NumberKnob, number | null>> = {};
+  for (const { knob, rule } of KNOB_RULES) {
+    if (changes[knob] === undefined) continue;
+    const checked = checkNumber(rule, changes[knob], { name: nameOf(knob), nullable: true });
+    if (!checked.ok) return checked;
+    given[knob] = checked.value;
+  }
+  const next: SandboxKnobs = { ...current, misbehave: [...current.misbehave] };
+  if (changes.misbehave !== undefined) {
+    const modes = checkMisbehave(nameOf('misbehave'), changes.misbehave);
+    if (!modes.ok) return modes;
+    next.misbehave = [...modes.value];
+  }
+  for (const knob of ['latencyMs', 'faultRate', 'retryAfterSeconds'] as const) {
+    const value = given[knob];
+    if (typeof value === 'number') next[knob] = value; // these take no null
+  }
+  for (const knob of ['capacity', 'allowance', 'allowanceWindowMs'] as const) {
+    const value = given[knob];
+    if (value !== undefined) next[knob] = value ?? Number.POSITIVE_INFINITY;
+  }
+  const rebucket = given.rate !== undefined || given.burst !== undefined;
+  if (given.rate !== undefined) next.rate = given.rate ?? Number.POSITIVE_INFINITY;
+  if (typeof given.burst === 'number') next.burst = given.burst;
+  else if (given.burst === null || given.rate !== undefined) next.burst = defaultBurst(next.rate);
+  if (typeof given.latencyP99Ms === 'number') next.latencyP99Ms = given.latencyP99Ms;
+  else if (given.latencyP99Ms === null || given.latencyMs !== undefined) next.latencyP99Ms = next.latencyMs;
+  const p99 = p99Refusal(next, nameOf);
+  return p99 === undefined ? { ok: true, knobs: next, rebucket } : { ok: false, message: p99 };
 }
 
 /**
- * Applies the load knobs of a configure call. null means: no bucket (`rate`), no limit
- * (`capacity`), the default (`burst`: one second's worth of the rate; `latencyP99Ms`: the median,
- * a fixed latency). A `rate` without a `burst` in the same call takes the default burst, and a
- * `latencyMs` without a `latencyP99Ms` makes the latency fixed, as at start. `rebucket` is told the new bucket
- * limits, which take effect at once.
+ * A p99 is a distribution's tail above its median: it must be above a median above 0 (a log-normal
+ * has no median of 0), or equal to the median for a fixed latency.
  */
-function configureLoad(
-  knobs: SandboxKnobs,
-  changes: Partial<Record<keyof SandboxKnobs, unknown>>,
-  rebucket: (limits: { rate: number; burst: number }) => void,
-): void {
-  const given = (name: keyof SandboxKnobs): number | null | undefined => {
-    const value = changes[name];
-    if (value === null) return null;
-    return typeof value === 'number' && value >= 0 ? value : undefined; // NaN fails the comparison
-  };
-  const rate = given('rate');
-  const burst = given('burst');
-  if (rate !== undefined || burst !== undefined) {
-    const nextRate = rate === undefined ? knobs.rate : (rate ?? Number.POSITIVE_INFINITY);
-    const nextBurst =
-      typeof burst === 'number'
-        ? burst
-        : burst === null || rate !== undefined
-          ? defaultBurst(nextRate)
-          : knobs.burst;
-    knobs.rate = nextRate;
-    knobs.burst = nextBurst;
-    rebucket({ rate: nextRate, burst: nextBurst });
-  }
-  const capacity = given('capacity');
-  if (capacity === null || capacity === Number.POSITIVE_INFINITY) knobs.capacity = Number.POSITIVE_INFINITY;
-  else if (capacity !== undefined && Number.isInteger(capacity) && capacity >= 1) knobs.capacity = capacity;
-  const p99 = given('latencyP99Ms');
-  if (typeof p99 === 'number') knobs.latencyP99Ms = p99;
-  // Run after latencyMs is applied: a p99 that is not given follows a new median.
-  else if (p99 === null || typeof changes.latencyMs === 'number') knobs.latencyP99Ms = knobs.latencyMs;
+function p99Refusal(knobs: SandboxKnobs, nameOf: (knob: keyof SandboxKnobs) => string): string | undefined {
+  const { latencyMs, latencyP99Ms } = knobs;
+  if (latencyP99Ms === latencyMs || (latencyMs > 0 && latencyP99Ms > latencyMs)) return undefined;
+  return `${nameOf('latencyP99Ms')} must be above ${nameOf('latencyMs')} (the median, ${latencyMs}) with the median above 0, or equal to it for a fixed latency; got ${latencyP99Ms}`;
 }

@@ -4,7 +4,8 @@
 // module of its own:
 //   operation.ts  one operation call, its checks in the API's order (405, 401, 429, 415, 400, ...);
 //   admin.ts      the admin paths (/__sandbox/*) and their credential;
-//   knobs.ts      the settings, their defaults and configure's rules;
+//   knobs.ts      the settings, their defaults and how a change applies (whole, or not at all);
+//   knob-rules.ts each knob's rule, which the command's flags (command-flags.ts) share;
 //   allowance.ts  billing (200, 204 and 440 count, as core's PAID_STATUSES) and the allowance's 429;
 //   service.ts    the load model: service time (latency.ts), slots (capacity.ts), injected faults;
 //   stats.ts      the counts behind GET /__sandbox/stats;
@@ -20,7 +21,7 @@ import { ADMIN_HEADER, ADMIN_PREFIX, handleAdmin, randomToken } from './admin.js
 import { createAllowances } from './allowance.js';
 import { DEMO_KEY } from './demo-key.js';
 import { errorAnswer, type SandboxRequest, type SandboxResponse } from './exchange.js';
-import { applyKnobs, initialKnobs, type SandboxKnobs } from './knobs.js';
+import { changedKnobs, initialKnobs, type KnobChange, type SandboxKnobs } from './knobs.js';
 import { handleOperation, type OperationContext } from './operation.js';
 import { createServiceModel } from './service.js';
 import { createAnswerCounts, type Stats } from './stats.js';
@@ -44,6 +45,7 @@ export interface Sandbox {
   requests(): number;
   stats(): Stats;
   reset(): void;
+  /** Changes the knobs given (knobs.ts): a RangeError, and nothing changed, when one is refused. */
   configure(knobs: Partial<SandboxKnobs>): void;
   knobs(): Readonly<SandboxKnobs>;
 }
@@ -72,6 +74,12 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   };
   let requestCount = 0;
 
+  /** A checked change applied in place: every part reads these knobs live. */
+  const apply = (change: KnobChange & { ok: true }) => {
+    Object.assign(knobs, change.knobs);
+    if (change.rebucket) buckets.change({ rate: knobs.rate, burst: knobs.burst }, now());
+  };
+
   const stats = (): Stats => ({
     transactions: allowances.transactions(),
     requests: requestCount,
@@ -92,7 +100,12 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
           knobs,
           stats,
           reset: sandbox.reset,
-          configure: sandbox.configure,
+          configure(changes) {
+            const change = changedKnobs(knobs, changes);
+            if (!change.ok) return change.message;
+            apply(change);
+            return undefined;
+          },
         });
       }
       requestCount++;
@@ -116,7 +129,9 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       buckets.reset();
     },
     configure(changes) {
-      applyKnobs(knobs, changes, (limits) => buckets.change(limits, now()));
+      const change = changedKnobs(knobs, changes);
+      if (!change.ok) throw new RangeError(change.message);
+      apply(change);
     },
     knobs: () => ({ ...knobs, misbehave: [...knobs.misbehave] }),
   };

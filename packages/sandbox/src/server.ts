@@ -43,7 +43,14 @@ const LINGER_MS = 2000;
 
 export async function startSandboxServer(options: ServerOptions = {}): Promise<SandboxServer> {
   const decoy = await startDecoy();
-  const sandbox = createSandbox({ ...options, redirectOrigin: decoy.url });
+  let sandbox: Sandbox;
+  try {
+    sandbox = createSandbox({ ...options, redirectOrigin: decoy.url });
+  } catch (error) {
+    // A knob refused (a RangeError): the decoy must not stay open and keep the process alive.
+    await decoy.close();
+    throw error;
+  }
   const host = options.host ?? '127.0.0.1';
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     // A client that goes away makes these streams emit errors; they are expected, not fatal.
@@ -216,7 +223,7 @@ async function serve(sandbox: Sandbox, req: IncomingMessage, res: ServerResponse
     headers,
     body: read.toString('utf8'),
   });
-  if (answer.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
+  if (answer.delayMs > 0) await waitFor(answer.delayMs);
   if (res.destroyed) return;
   const body = Buffer.from(answer.body, 'utf8');
   if (answer.delivery === 'cut') {
@@ -231,6 +238,25 @@ async function serve(sandbox: Sandbox, req: IncomingMessage, res: ServerResponse
     return;
   }
   res.writeHead(answer.status, answer.headers).end(body);
+}
+
+/** The longest timer Node runs as asked: a longer one runs at once (with a warning). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Waits `ms`, in steps a timer can hold: one latency is at most an hour (knob-rules.ts), but waits
+ * in the capacity's queue add up (600 hour-long answers ahead is 25 days), and must not overflow to
+ * an answer at once. Unref'd: the listening server keeps the process alive, and once it is closed
+ * no answer can be sent anyway.
+ */
+function waitFor(ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const step = (left: number) => {
+      const next = left > MAX_TIMER_MS ? () => step(left - MAX_TIMER_MS) : resolve;
+      setTimeout(next, Math.min(left, MAX_TIMER_MS)).unref();
+    };
+    step(ms);
+  });
 }
 
 /** Sends one byte now and one every TRICKLE_INTERVAL_MS, until done or the client goes away. */

@@ -65,7 +65,7 @@ describe('rate: a per-key token bucket in front of the service', () => {
     expect(burst(sandbox, 3)).toEqual([200, 200, 429]);
   });
 
-  it('a fractional rate, and a burst below 1 taken as 1', () => {
+  it('a fractional rate, its default burst of 1; a burst below 1 is refused', () => {
     let t = 0;
     const sandbox = createSandbox({ rate: 0.5, now: () => t });
     expect(sandbox.knobs().burst).toBe(1);
@@ -74,8 +74,11 @@ describe('rate: a per-key token bucket in front of the service', () => {
     expect(burst(sandbox, 1)).toEqual([429]);
     t = 4000;
     expect(burst(sandbox, 2)).toEqual([200, 429]);
-    const tight = createSandbox({ rate: 5, burst: 0.2, now: () => t });
-    expect(burst(tight, 2)).toEqual([200, 429]);
+    // A bucket that never holds a whole token would let nothing through: refused, as --burst is
+    // (it used to be taken as 1 while knobs() said 0.2).
+    expect(() => createSandbox({ rate: 5, burst: 0.2, now: () => t })).toThrow(
+      'burst takes a number, at least 1, or null for the default (the rate, at least 1); got 0.2',
+    );
   });
 
   it('each key has its own bucket; a bad key is refused before the bucket', () => {
