@@ -4,13 +4,17 @@
 // first copied to a temporary file, and the output is written to one and copied to standard output
 // only when every row is in it: a pipeline never gets half a file. With `--out -` the summary goes
 // to standard error, since standard output is the data. What comes down the pipe is read as its
-// first bytes show (a workbook, JSON Lines, else CSV), and goes out as the same kind.
+// first bytes show (a workbook, JSON Lines, else CSV), and goes out as the same kind. It goes out as
+// the bytes of the output file, exactly: a workbook is binary, and a text file's chunks split
+// characters anywhere, so nothing decodes them on the way (scrub-io.ts: why no scrubber either; the
+// engine scrubbed them as it wrote the file).
 import { createReadStream, createWriteStream, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { type FileKind, kindOfContent, kindOfName, readFileStart } from '@enrich/bulk';
 import { written } from './broken-pipe.js';
+import { asGiven } from './scrub-io.js';
 
 const STDIO = '-';
 
@@ -22,6 +26,7 @@ export class Pipes {
     /** Where the engine writes: the user's --out, or a temporary file for `--out -`. */
     readonly outPath: string,
     readonly toStdout: boolean,
+    private readonly fromStdin: boolean,
     private readonly spool: string | undefined,
   ) {}
 
@@ -47,23 +52,26 @@ export class Pipes {
     }
     const outPath =
       toStdout && spool ? join(spool, `output${EXTENSIONS[kind]}`) : resolve(io.cwd, outFlag ?? defaultOut());
-    return new Pipes(inPath, outPath, toStdout, spool);
+    return new Pipes(inPath, outPath, toStdout, fromStdin, spool);
   }
 
   /** How the summary names a file: standard input and output by those names. */
   name(path: string, shown: (path: string) => string): string {
-    if (this.spool && path === this.inPath) return 'standard input';
+    // Not `this.spool`: `--out -` alone makes a spool too, and its input is a file with a name.
+    if (this.fromStdin && path === this.inPath) return 'standard input';
     if (this.toStdout && path === this.outPath) return 'standard output';
     return shown(path);
   }
 
   /**
-   * With `--out -`, copies the complete output to `stdout`; rejects with BrokenPipe when the reader
-   * goes away (`| head -1`), as soon as a write finds it gone.
+   * With `--out -`, copies the complete output to `stdout` as it was given to the command, byte for
+   * byte (the same bytes `--out file` writes); rejects with BrokenPipe when the reader goes away
+   * (`| head -1`), as soon as a write finds it gone.
    */
   async deliver(stdout: NodeJS.WritableStream): Promise<void> {
     if (!this.toStdout) return;
-    for await (const chunk of createReadStream(this.outPath)) await written(stdout, chunk);
+    const to = asGiven(stdout);
+    for await (const chunk of createReadStream(this.outPath)) await written(to, chunk);
   }
 
   /** Removes the temporary files (the answers stay in the answer cache). */

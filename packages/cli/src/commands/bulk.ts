@@ -194,7 +194,7 @@ async function bulkRun(
  */
 async function deliver(pipes: Pipes, stdout: NodeJS.WritableStream): Promise<boolean> {
   try {
-    await pipes.deliver(ownControls(stdout));
+    await pipes.deliver(stdout);
     return true;
   } catch (error) {
     if (isBrokenPipe(error)) return false;
