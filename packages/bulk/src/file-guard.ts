@@ -19,7 +19,7 @@ import { basename } from 'node:path';
 import { readLedger } from '@enrich/core';
 import { BulkError } from './bulk-error.js';
 import { parseLine } from './journal-file.js';
-import { realPath } from './same-file.js';
+import { distinctFiles } from './same-file.js';
 
 /** What a path that is not a regular file is, in words; undefined for a regular file. */
 export function nodeKind(stat: Stats): string | undefined {
@@ -85,17 +85,7 @@ export function checkRunFiles(files: RunFiles): void {
   if (files.inPath !== undefined) named.push(['the input', files.inPath]);
   named.push(['the output', files.outPath], ['the answer cache', files.cachePath]);
   if (files.ledgerPath !== undefined) named.push(['the spend ledger', files.ledgerPath]);
-  const seen = new Map<string, string>();
-  for (const [what, path] of named) {
-    const real = realPath(path);
-    const other = seen.get(real);
-    if (other !== undefined) {
-      throw new BulkError(
-        `${other} and ${what} are the same file (${path}); give each its own file. Nothing was sent.`,
-      );
-    }
-    seen.set(real, what);
-  }
+  distinctFiles(named);
   const protectedAs = outputProtection(files.outPath);
   if (protectedAs !== undefined) {
     throw new BulkError(

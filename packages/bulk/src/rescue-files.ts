@@ -40,8 +40,14 @@ export function rescueFiles(rescuePath: string): string[] {
 /** Writes `lines` (journal lines) as a new side file, durably and whole; returns its path. */
 export function writeSideFile(rescuePath: string, lines: readonly string[]): string {
   const path = rescuePath.replace(/\.jsonl$/, `.${process.pid}-${randomUUID().slice(0, 8)}.jsonl`);
-  const temp = `${path}.tmp`;
   mkdirSync(dirname(path), { recursive: true });
+  writeWhole(path, lines);
+  return path;
+}
+
+/** Writes `lines` to `path` durably under a private name, then renames it into place: all or nothing. */
+function writeWhole(path: string, lines: readonly string[]): void {
+  const temp = `${path}.${randomUUID().slice(0, 8)}.tmp`;
   const fd = openSync(temp, 'wx', 0o600);
   try {
     writeAll(fd, Buffer.from(lines.map((line) => `${line}\n`).join('')));
@@ -50,7 +56,6 @@ export function writeSideFile(rescuePath: string, lines: readonly string[]): str
     closeSync(fd);
   }
   renameSync(temp, path);
-  return path;
 }
 
 export interface Rescued {
@@ -84,18 +89,7 @@ export function readRescued(rescuePath: string, namespace: string, oldest: numbe
 /** After the journal took this namespace's answers in: each file keeps only the others' answers. */
 export function settleRescued(rescued: Rescued): void {
   for (const { path, others } of rescued.files) {
-    if (others.length === 0) {
-      unlinkSync(path);
-      continue;
-    }
-    const temp = `${path}.${randomUUID().slice(0, 8)}.tmp`;
-    const fd = openSync(temp, 'wx', 0o600);
-    try {
-      writeAll(fd, Buffer.from(others.map((line) => `${line}\n`).join('')));
-      fdatasyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, path);
+    if (others.length === 0) unlinkSync(path);
+    else writeWhole(path, others);
   }
 }

@@ -36,6 +36,13 @@ export async function enrichProcess(
   return { code: ran.code ?? Number.NaN, signal: ran.signal, stdout: ran.stdout, stderr: ran.stderr };
 }
 
+/** The first line the command said on standard error, for the report. */
+const saidFirst = (ran: Ran) =>
+  ran.stderr
+    .split('\n')[0]
+    ?.replace(/^enrich: /, '')
+    .slice(0, 70) ?? '';
+
 function envOf(server: SandboxServer, dir: string): Record<string, string> {
   return { ...sandboxEnv(server), ENRICH_LEDGER: scenarioLedger(dir) };
 }
@@ -80,11 +87,7 @@ function neverReplaced(id: string, issue: string, outOf: (dir: string) => string
         return measure(dir, sandboxCounts(server), ran, startedAt, {
           sentByTheRefusedRun: server.sandbox.requests() - requests,
           unchanged: String(unchanged),
-          said:
-            ran.stderr
-              .split('\n')[0]
-              ?.replace(/^enrich: /, '')
-              .slice(0, 70) ?? '',
+          said: saidFirst(ran),
         });
       }),
   };
@@ -128,11 +131,7 @@ function notAFile(id: string, issue: string, args: (dir: string) => string[]): S
           });
           return measure(dir, sandboxCounts(server), ran, startedAt, {
             killedAtDeadline: String(ran.signal === 'SIGKILL'),
-            said:
-              ran.stderr
-                .split('\n')[0]
-                ?.replace(/^enrich: /, '')
-                .slice(0, 70) ?? '',
+            said: saidFirst(ran),
           });
         } finally {
           socket.close();
@@ -261,11 +260,7 @@ export const DOOR_SCENARIOS: readonly Scenario[] = [
       const ran = await spendWith('/dev/full');
       return measure(tempDir(), { requests: () => 0, counted: () => 0 }, ran, startedAt, {
         killedAtDeadline: String(ran.signal === 'SIGKILL'),
-        said:
-          ran.stderr
-            .split('\n')[0]
-            ?.replace(/^enrich: /, '')
-            .slice(0, 70) ?? '',
+        said: saidFirst(ran),
       });
     },
   },
