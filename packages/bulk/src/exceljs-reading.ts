@@ -1,9 +1,10 @@
 // exceljs 4.4.0's streaming reader, made safe for a run: waits that end when the file is damaged,
-// every sheet read after the whole zip, each part decoded as one UTF-8 text, temp files removed.
+// no part inflated past the size its zip directory gives, every sheet read after the whole zip,
+// each part decoded as one UTF-8 text, temp files removed.
 // These reach into private members of that (pinned) version: a version bump must re-check them
 // (xlsx.test.ts covers each).
 import { type ReadStream, statSync } from 'node:fs';
-import type { Writable } from 'node:stream';
+import { Transform, type Writable } from 'node:stream';
 import type { stream } from 'exceljs';
 
 type WorkbookReader = stream.xlsx.WorkbookReader;
@@ -14,14 +15,21 @@ type WorkbookReader = stream.xlsx.WorkbookReader;
 // reading much slower (the CLI's bench/README.md has the figures).
 const PIECE_CHARS = 16 * 1024;
 
+/** What each part of the zip may inflate to, and the error for one that goes past it. */
+export interface InflationBound {
+  readonly limits: ReadonlyMap<string, number>;
+  refuse(part: string, limit: number | undefined): Error;
+}
+
 /**
  * Waits on exceljs that fail when the file cannot be read or its zip cannot be unpacked (cut
- * short, damaged). exceljs does not pass those errors on while it copies a sheet to a temp file (it
- * waits for the copy to finish, which never comes): without this a damaged workbook would leave the
- * run waiting for ever. (Not Promise.race against one promise that fails: each race leaves a
- * callback on it that holds what the race returned, every row of the sheet.)
+ * short, damaged), or when a part inflates past `bound` (a zip that lies in its directory, which
+ * zip-limits.ts checked). exceljs does not pass those errors on while it copies a sheet to a temp
+ * file (it waits for the copy to finish, which never comes): without this a damaged workbook would
+ * leave the run waiting for ever. (Not Promise.race against one promise that fails: each race
+ * leaves a callback on it that holds what the race returned, every row of the sheet.)
  */
-export function whenBroken(file: ReadStream): <T>(waited: Promise<T>) => Promise<T> {
+export function whenBroken(file: ReadStream, bound: InflationBound): <T>(waited: Promise<T>) => Promise<T> {
   let broken: { error: unknown } | undefined;
   let failWaiting: ((error: unknown) => void) | undefined;
   const fail = (error: unknown) => {
@@ -33,6 +41,11 @@ export function whenBroken(file: ReadStream): <T>(waited: Promise<T>) => Promise
   const pipe = file.pipe.bind(file);
   file.pipe = (<T extends NodeJS.WritableStream>(destination: T, options?: { end?: boolean }) => {
     (destination as unknown as Writable).on('error', fail);
+    boundEntries(destination as unknown as Unzip, bound, (error) => {
+      fail(error);
+      // Nothing more is read: the rest of the file is not unpacked.
+      file.destroy();
+    });
     return pipe(destination, options);
   }) as typeof file.pipe;
   return <T>(waited: Promise<T>) =>
@@ -43,6 +56,48 @@ export function whenBroken(file: ReadStream): <T>(waited: Promise<T>) => Promise
         failWaiting = undefined;
       });
     });
+}
+
+/**
+ * unzipper 0.10's Parse stream (exceljs's unzipper), which pushes each part as a stream the
+ * inflater writes into; the part's name is its `path`.
+ */
+interface Unzip {
+  push(chunk: unknown): boolean;
+}
+
+interface UnzippedPart extends Transform {
+  readonly path: string;
+}
+
+/**
+ * Each part the unzipping stream hands out counts what is inflated into it; past its limit the
+ * data is dropped (not passed on, so nothing holds it) and `over` is told. The part's stream is
+ * not made to fail: exceljs listens for no error on a part it copies to a temp file, and an error
+ * nobody listens for ends the process.
+ */
+function boundEntries(unzip: Unzip, bound: InflationBound, over: (error: Error) => void): void {
+  const push = unzip.push.bind(unzip);
+  unzip.push = (chunk: unknown) => {
+    if (chunk instanceof Transform && typeof (chunk as UnzippedPart).path === 'string') {
+      const part = chunk as UnzippedPart;
+      const limit = bound.limits.get(part.path);
+      const transform = part._transform;
+      let inflated = 0;
+      let stopped = false;
+      part._transform = function (this: Transform, data: Buffer, encoding, callback) {
+        if (stopped) return callback();
+        inflated += data.length;
+        if (inflated > (limit ?? 0)) {
+          stopped = true;
+          over(bound.refuse(part.path, limit));
+          return callback();
+        }
+        transform.call(this, data, encoding, callback);
+      };
+    }
+    return push(chunk);
+  };
 }
 
 /**
@@ -62,8 +117,12 @@ export async function finishWalk(
   }
 }
 
-/** The sheet being read: its temp file's bytes read so far, its size, and a way to stop reading it. */
+/**
+ * The sheet being read: its part in the zip, its temp file's bytes read so far, its size, and a way
+ * to stop reading it.
+ */
 export interface Part {
+  readonly name: string;
   read: number;
   total: number;
   destroy(): void;
@@ -109,6 +168,8 @@ export function prepare(reader: WorkbookReader): { current: Part | undefined } {
     // The sheet's temp file, as a stream.
     const file = iterator as Partial<ReadStream>;
     const part: Part = {
+      // exceljs reads only parts named so (and finds the sheet's name through this path).
+      name: `xl/worksheets/sheet${sheetNo}.xml`,
       read: 0,
       total: typeof file.path === 'string' ? sizeOf(file.path) : 0,
       destroy: () => {

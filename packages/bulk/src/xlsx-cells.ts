@@ -1,11 +1,11 @@
-// A workbook's cells two ways: typed, as an .xlsx output writes each back as it was (a number stays
-// a number, a date a date with its number format, a formula keeps its formula and cached result);
-// and as text, the fields that plan the requests (a phone typed as a number reads "5551234567", a
-// date "2024-03-05").
+// A workbook's cells as exceljs reads them, typed (a number with its number format, a date, a
+// formula with its cached result), and as text: the fields that plan the requests (a phone typed as
+// a number reads "5551234567", a date "2024-03-05"). An .xlsx output does not write these back: it
+// copies each cell's XML as it was (xlsx-rewrite.ts).
 import type { Cell, CellValue, Row } from 'exceljs';
 
 /**
- * A cell as an .xlsx output writes it back: null (empty), text, a number, a boolean, or one of
+ * A cell as read: null (empty), text, a number, a boolean, or one of
  * these objects: a number with its number format ({ n, z }), a date ({ d: ISO 8601 in UTC, as
  * exceljs reads Excel's serial numbers, z: its format }), a formula ({ f, r: its cached result,
  * z }) or an error ({ e: "#N/A" }).
@@ -127,11 +127,4 @@ export function fieldsOf(cells: readonly TypedCell[], width: number): string[] {
   const fields = cells.map(textOf);
   while (fields.length < width) fields.push('');
   return fields;
-}
-
-/** The row's typed cells, exactly as many as the header (fields past it are written as text). */
-export function fitted(cells: readonly TypedCell[], width: number): TypedCell[] {
-  const out = cells.slice(0, width);
-  while (out.length < width) out.push(null);
-  return out;
 }

@@ -1,53 +1,70 @@
-// The output as an Excel workbook (.xlsx): one sheet, named as the input's sheet (or "Enriched"),
-// the header row first, then a row per input row in its order. A workbook is a zip of XML parts
-// that cannot be appended to row by row, so the lines OutputFile writes to <out>.partial are an
-// intermediate, one JSON array of cells per row, and finish() streams them into the workbook with
-// exceljs's WorkbookWriter (never the whole workbook in memory), the extra columns added there.
+// The output as an Excel workbook (.xlsx). A workbook is a zip of XML parts that cannot be appended
+// to row by row, so the lines OutputFile writes to <out>.partial are an intermediate, one JSON
+// array of cells per row, from which finish() writes the workbook at the end, the extra columns
+// added there.
 //
-// An .xlsx input's cells are written back as they were (xlsx-source.ts reads them typed: a number
-// stays a number with its number format, a date a date, a formula keeps its formula and cached
-// result); another input's fields are text, and so are the output columns and status: a phone
-// "0044..." stays text, never becoming a number that loses its zeros.
+// Of an .xlsx input, the output is the input workbook itself with the output columns added to the
+// sheet read (xlsx-rewrite.ts): every cell, sheet and part as it was. A line then holds the row's
+// number (the row's original, from xlsx-source.ts) and the cells the output adds; the header's line
+// the header's row number and the output's names.
+//
+// Of another input (CSV, JSON Lines), the output is a new workbook of one sheet, named "Enriched",
+// the header row first, streamed with exceljs's WorkbookWriter (never the whole workbook in
+// memory); every field is text, and so are the output columns and status: a phone "0044..." stays
+// text, never becoming a number that loses its zeros.
 import { createReadStream, createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
-import type { CellValue, Row } from 'exceljs';
+import type { Row } from 'exceljs';
 import type { ExtraRows } from './extra-columns.js';
 import type { OutputShape, RowFormat } from './row-format.js';
 import type { RowResult } from './row-result.js';
-import type { TypedCell } from './xlsx-cells.js';
+import { xlsxInputOf } from './xlsx-input.js';
+import { rewriteWorkbook } from './xlsx-rewrite.js';
 import { loadExcel, openXlsxSource } from './xlsx-source.js';
 
-/** The run's shape, and the input's sheet when it was a workbook (the output's sheet takes its name). */
+/** The run's shape; of a workbook input, the workbook its source read (xlsx-input.ts). */
 export function xlsxFormat(shape: OutputShape): RowFormat {
   const width = shape.inputHeader.length;
   const statusColumn = shape.header.at(-1) ?? 'status';
-  const keepOriginal = shape.inputKind === 'xlsx';
+  const input = shape.inputKind === 'xlsx' ? xlsxInputOf(shape.inputHeader) : undefined;
+  if (shape.inputKind === 'xlsx' && input === undefined) {
+    // A workbook's source always remembers its workbook: without it the cells could not be kept.
+    throw new Error('the workbook read is not known to its output (a bug)');
+  }
   return {
     kind: 'xlsx',
     linesAreTheFile: false,
-    header: () => `${JSON.stringify(shape.header)}\n`,
+    header: () =>
+      input
+        ? `${JSON.stringify([input.headerRow, ...shape.header.slice(width)])}\n`
+        : `${JSON.stringify(shape.header)}\n`,
     fields(fields, original) {
-      // Up to, not including, the closing bracket: result() goes on with a comma. A row's cells past
-      // the header go after its status (result.trailing), where they shift no column.
-      if (keepOriginal && original !== undefined) return original.slice(0, original.lastIndexOf(']'));
+      // Up to, not including, the closing bracket: result() goes on with a comma. A workbook row's
+      // original is its row number; its cells are copied from the workbook at the end.
+      if (input) return `[${original === undefined ? 'null' : JSON.stringify(Number(original))}`;
       const cells =
         fields.length === width ? fields : Array.from({ length: width }, (_, i) => fields[i] ?? '');
       return JSON.stringify(cells).slice(0, -1);
     },
     result(result: RowResult) {
+      // A row's cells past the header go after its status (result.trailing), where they shift no column.
       let tail = '';
       for (const cell of result.cells) tail += `,${JSON.stringify(cell)}`;
       tail += `,${JSON.stringify(result.status)}`;
       for (const field of result.trailing ?? []) tail += `,${JSON.stringify(field)}`;
       return `${tail}]\n`;
     },
-    finish: (lines, target, extras) => writeWorkbook(lines, target, extras, shape.sheet ?? 'Enriched'),
+    finish: (lines, target, extras) =>
+      input
+        ? rewriteWorkbook(input, lines, target, extras)
+        : writeWorkbook(lines, target, extras, 'Enriched'),
     async isOurs(path) {
       let header: readonly string[];
       try {
-        const source = await openXlsxSource(path, (await stat(path)).size);
+        // The enriched sheet: the input's sheet of a workbook, the only one of another input's.
+        const source = await openXlsxSource(path, (await stat(path)).size, shape.sheet);
         source.close();
         header = source.header;
       } catch {
@@ -74,11 +91,11 @@ async function writeWorkbook(
   file.on('error', (error) => {
     failed ??= error;
   });
-  // Inline strings (no shared-strings table held in memory to the end); styles for number formats.
+  // Inline strings (no shared-strings table held in memory to the end); no styles: every cell is text.
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
     stream: file,
     useSharedStrings: false,
-    useStyles: true,
+    useStyles: false,
   });
   const sheet = workbook.addWorksheet(sheetName);
   const intake = zipIntake(sheet);
@@ -89,7 +106,7 @@ async function writeWorkbook(
   let index = 0;
   try {
     for await (const line of lines) {
-      const cells = JSON.parse(line) as TypedCell[];
+      const cells = JSON.parse(line) as string[];
       if (statusAt === undefined) {
         statusAt = cells.length - 1;
         writeRow(sheet.addRow([]), [
@@ -101,7 +118,7 @@ async function writeWorkbook(
       }
       const extra = (await extras?.at(index)) ?? {};
       index++;
-      const row: TypedCell[] = [
+      const row: string[] = [
         ...cells.slice(0, statusAt),
         ...names.map((n) => extra[n] ?? ''),
         ...cells.slice(statusAt),
@@ -146,44 +163,11 @@ function drained(intake: Intake, file: Writable): Promise<void> {
   });
 }
 
-function writeRow(row: Row, cells: readonly TypedCell[]): void {
+/** A row of text cells (an empty one left empty): a CSV's or JSON Lines' fields, the output's columns. */
+function writeRow(row: Row, cells: readonly (string | null)[]): void {
   cells.forEach((cell, i) => {
     if (cell === null || cell === '') return;
-    const target = row.getCell(i + 1);
-    const { value, format, kind } = excelValue(cell);
-    target.value = value;
-    target.style = styleFor(kind, format);
+    row.getCell(i + 1).value = cell;
   });
   row.commit();
-}
-
-type Kind = 'text' | 'number' | 'date' | 'formula' | 'other';
-
-function excelValue(cell: Exclude<TypedCell, null>): { value: CellValue; format?: string; kind: Kind } {
-  if (typeof cell === 'string') return { value: cell, kind: 'text' };
-  if (typeof cell === 'number') return { value: cell, kind: 'number' };
-  if (typeof cell === 'boolean') return { value: cell, kind: 'other' };
-  if ('n' in cell) return { value: cell.n, format: cell.z, kind: 'number' };
-  if ('d' in cell) return { value: new Date(cell.d), kind: 'date', ...(cell.z ? { format: cell.z } : {}) };
-  if ('e' in cell) return { value: { error: cell.e } as CellValue, kind: 'other' };
-  // A formula exceljs read without its text (a cell of a formula shared down a column, which its
-  // streaming reader does not expand) is written as its cached result.
-  if (cell.f === '') return { value: cell.r ?? null, kind: 'other', ...(cell.z ? { format: cell.z } : {}) };
-  const value = cell.r === undefined ? { formula: cell.f } : { formula: cell.f, result: cell.r };
-  return { value: value as CellValue, kind: 'formula', ...(cell.z ? { format: cell.z } : {}) };
-}
-
-// One style object per kind of cell and number format: exceljs's writer knows a style object it has
-// seen by its identity and skips working out its XML again (a fresh object per cell did that work
-// for every cell). Kinds apart because exceljs gives a style without a format a kind's default.
-const styles = new Map<string, { numFmt?: string }>();
-
-function styleFor(kind: Kind, format: string | undefined): { numFmt?: string } {
-  const key = `${kind}\u0000${format ?? ''}`;
-  let style = styles.get(key);
-  if (style === undefined) {
-    style = format === undefined ? {} : { numFmt: format };
-    styles.set(key, style);
-  }
-  return style;
 }

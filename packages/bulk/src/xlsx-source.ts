@@ -2,11 +2,15 @@
 // is never loaded whole, so a sheet of a million rows takes the memory of a batch (plus the
 // workbook's shared strings, which Excel keeps in one table that every row points into).
 //
+// Before exceljs opens it, the workbook's zip directory is read: a zip cut short is refused, and so
+// is one whose parts unpack past the limits of zip-limits.ts (a zip bomb), before anything is
+// unpacked or sent.
+//
 // One sheet is read: the one the user names, else the first. Its first row is the header. Each
-// row is two things: its fields as text, which plan the requests (a phone typed as a number reads
-// "5551234567", a date "2024-03-05"), and its original, the row's typed cells as JSON, from which
-// an .xlsx output writes each cell back as it was (a number stays a number, a date a date with its
-// number format, a formula keeps its formula and cached result). Row numbers are the sheet's: a row
+// row is its fields as text, which plan the requests (a phone typed as a number reads
+// "5551234567", a date "2024-03-05"), and its original: its row number, by which an .xlsx output
+// finds the row in the workbook, which it copies with every cell as it was (xlsx-rewrite.ts; the
+// source remembers the workbook for it, xlsx-input.ts). Row numbers are the sheet's: a row
 // missing between two rows is a blank row, so "row 12" is the row Excel shows as 12; empty rows
 // after the last row with a value are not rows (Excel keeps formatted empty rows in a sheet).
 // How a cell reads is in xlsx-cells.ts; what keeps exceljs's reader safe, in exceljs-reading.ts.
@@ -18,8 +22,10 @@ import type { Row, stream } from 'exceljs';
 import { BulkError } from './bulk-error.js';
 import { finishWalk, prepare, whenBroken } from './exceljs-reading.js';
 import type { RowBatch, RowSource } from './row-source.js';
-import { fieldsOf, fitted, type TypedCell, textOf, typedCells } from './xlsx-cells.js';
-import { endsAsZip } from './zip-file.js';
+import { fieldsOf, type TypedCell, textOf, typedCells } from './xlsx-cells.js';
+import { rememberXlsxInput } from './xlsx-input.js';
+import { readZipDirectoryAt } from './zip-file.js';
+import { checkZipLimits, inflatedTooFar, inflationLimits } from './zip-limits.js';
 
 // As many rows as a CSV batch: a batch's work stays short enough not to keep answers waiting.
 const BATCH_ROWS = 256;
@@ -41,10 +47,15 @@ export async function loadExcel(): Promise<typeof import('exceljs')> {
 /** Opens the workbook, finds the sheet and reads its header; stops (before anything is spent) if it cannot. */
 export async function openXlsxSource(path: string, sizeBytes: number, sheet?: string): Promise<XlsxSource> {
   // Before exceljs, which would leave copies of the sheets it met in the temp directory.
-  if (!(await endsAsZip(path))) throw new BulkError(notReadable(path, DAMAGED_ZIP));
+  const entries = await readZipDirectoryAt(path);
+  if (entries === undefined) throw new BulkError(notReadable(path, DAMAGED_ZIP));
+  checkZipLimits(path, entries);
   const ExcelJS = await loadExcel();
   const file = createReadStream(path);
-  const unlessBroken = whenBroken(file);
+  const unlessBroken = whenBroken(file, {
+    limits: inflationLimits(entries),
+    refuse: (part, limit) => inflatedTooFar(path, part, limit),
+  });
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(file, {
     worksheets: 'emit',
     sharedStrings: 'cache',
@@ -141,7 +152,13 @@ export async function openXlsxSource(path: string, sizeBytes: number, sheet?: st
   const header = headerRow.cells.map(textOf);
   const width = header.length;
   const blankFields = header.map(() => '');
-  const blankOriginal = JSON.stringify(header.map(() => null));
+  // Every sheet exceljs hands out went through prepare(), which named its part after the number
+  // exceljs found in its name; an .xlsx output copies the workbook with that part enriched.
+  if (part === undefined || !entries.some((entry) => entry.name === part.name)) {
+    close();
+    throw new BulkError(notReadable(path, `its sheet "${sheetName}" is not a part its zip directory lists`));
+  }
+  rememberXlsxInput(header, { path, entries, sheetPart: part.name, headerRow: headerRow.number, width });
 
   let ahead: { number: number; cells: TypedCell[] } | undefined;
   let expected = headerRow.number + 1;
@@ -171,14 +188,15 @@ export async function openXlsxSource(path: string, sizeBytes: number, sheet?: st
             ended = true;
             break;
           }
-          if (ahead.number > expected) {
-            records.push(blankFields);
-            originals.push(blankOriginal);
-          } else {
-            records.push(fieldsOf(ahead.cells, width));
-            originals.push(JSON.stringify(fitted(ahead.cells, width)));
-            ahead = undefined;
+          // Excel writes a sheet's rows in order; the output finds each row by its number.
+          if (ahead.number < expected) {
+            throw new BulkError(
+              `${path} breaks off after row ${expected - 1}: its row ${ahead.number} comes after row ${expected - 1}, out of order.`,
+            );
           }
+          records.push(ahead.number > expected ? blankFields : fieldsOf(ahead.cells, width));
+          if (ahead.number === expected) ahead = undefined;
+          originals.push(String(expected));
           expected++;
         }
       } catch (error) {

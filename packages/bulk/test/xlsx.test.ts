@@ -207,13 +207,18 @@ describe('Excel workbooks', () => {
     expect(again).toMatchObject({ completed: true, transactions: 0 });
   });
 
-  it("the output sheet takes the input sheet's name", async () => {
+  it('the output holds every sheet of the workbook, in its order; the sheet read is the one enriched', async () => {
     const { dir } = at;
     const inPath = join(dir, 'leads.xlsx');
     const outPath = join(dir, 'out.xlsx');
     await leadsWorkbook(inPath);
     await runBulk(options(inPath, outPath, 'Other'));
-    expect((await readWorkbook(outPath)).worksheets.map((sheet) => sheet.name)).toEqual(['Other']);
+    const output = await readWorkbook(outPath);
+    expect(output.worksheets.map((sheet) => sheet.name)).toEqual(['Leads', 'Other']);
+    const header = (name: string) =>
+      ((output.getWorksheet(name) as Worksheet).getRow(1).values as unknown[]).slice(1);
+    expect(header('Other').at(-1)).toBe('status');
+    expect(header('Leads')).toEqual(HEADER);
   });
 
   it('reads rows as text for planning: numbers as digits, dates as ISO 8601, formulas by their result; row numbers as Excel shows them', async () => {
@@ -243,7 +248,7 @@ describe('Excel workbooks', () => {
     const summary = await runBulk(options(inPath, outPath, 'Other'));
     expect(summary).toMatchObject({ completed: true, transactions: 2, ok: 2 });
     expect(summary.found).toBe('Excel workbook, sheet "Other" (2 of 2)');
-    const output = (await readWorkbook(outPath)).worksheets[0] as Worksheet;
+    const output = (await readWorkbook(outPath)).getWorksheet('Other') as Worksheet;
     expect((output.getRow(1).values as unknown[]).slice(1, 3)).toEqual(['Who', 'Tel']);
     expect(output.getCell('A3').value).toBe('Noël');
     expect(output.getCell('B3').value).toBe(Number(phone(8)));
