@@ -5,6 +5,7 @@
 // holds), so that no import cycle runs through it.
 import { createScrubber } from '@enrich/core';
 import * as vscode from 'vscode';
+import { Purchases } from './call/purchase';
 import { Config } from './config';
 import { History } from './history';
 import { ApiKeyStore } from './key/store';
@@ -35,6 +36,8 @@ export class Ctx {
   readonly status: StatusBar;
   /** This session's own sandbox ("Try Without a Key"), stopped with the extension. */
   readonly trial = new Trial();
+  /** Every paid call, the palette's and the chat tools': one purchase path (call/purchase.ts). */
+  readonly purchases: Purchases;
   private scrubber: (text: string) => string = (text) => text;
 
   private constructor(readonly extension: vscode.ExtensionContext) {
@@ -45,6 +48,13 @@ export class Ctx {
     this.status = new StatusBar(this.config);
     this.resultView = new ResultView(this.results, scrub);
     this.spend = new SpendLedger(extension.globalStorageUri, this.log);
+    this.purchases = new Purchases({
+      config: this.config,
+      history: this.history,
+      spend: this.spend,
+      log: this.log,
+      apiKey: () => this.refresh(),
+    });
     const spendDocument = new SpendDocument(this.spend);
     this.subscribe(
       this.trial,
@@ -95,5 +105,13 @@ export class Ctx {
     const state: KeyState = key === undefined ? 'none' : this.keys.sessionOnly ? 'session' : 'stored';
     this.status.update(state);
     return this.config.trialBase ? DEMO_KEY : key;
+  }
+
+  /**
+   * The key calls would use now, as refresh() returns it, read without updating anything: for what
+   * must be free of side effects (a chat tool's prepareInvocation).
+   */
+  async callKey(): Promise<string | undefined> {
+    return this.config.trialBase ? DEMO_KEY : await this.keys.get();
   }
 }

@@ -104,6 +104,27 @@ function withCappedRaw(outcome: Outcome): Outcome {
   return { ...outcome, raw: capRaw(outcome.raw, HISTORY_RAW_MAX_CHARS) };
 }
 
+/**
+ * Sent, and no answer came back (the deadline passed, the connection was lost, or the call was
+ * cancelled on its way: core's `unanswered`): the service may have billed it. The spend ledger counts
+ * it, as the bulk engine's budget keeps its place, and the History says so.
+ */
+export function mayHaveBeenPaid(entry: Pick<HistoryEntry, 'outcome'>): boolean {
+  return entry.outcome.kind === 'error' && entry.outcome.error.code === 'unanswered';
+}
+
+/** "spent", "may have been spent" or "not spent": what the entry cost, in words. */
+export function transactionWords(entry: HistoryEntry): string {
+  if (entry.paid) return 'spent';
+  return mayHaveBeenPaid(entry) ? 'may have been spent' : 'not spent';
+}
+
+/** "a transaction was spent", "a transaction may have been spent" or "no transaction was spent". */
+export function spentSentence(entry: HistoryEntry): string {
+  if (entry.paid) return 'a transaction was spent';
+  return mayHaveBeenPaid(entry) ? 'a transaction may have been spent' : 'no transaction was spent';
+}
+
 export function operationOf(entry: HistoryEntry): Operation {
   const op = findOperation(entry.operationId);
   if (!op) throw new Error(`Unknown operation "${entry.operationId}"`);

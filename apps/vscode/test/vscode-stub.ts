@@ -210,6 +210,25 @@ export const lm = {
   /** The tool registered under this name, for a test to call as VS Code would. */
   registered: (name: string): unknown => tools.get(name),
   registeredNames: (): string[] => [...tools.keys()],
+  /**
+   * As vscode.lm.invokeTool outside a chat request: VS Code first asks the tool to prepare the
+   * invocation (and shows its confirmation, which the scripted user accepts), then invokes it.
+   */
+  async invokeTool(
+    name: string,
+    options: { input: unknown; toolInvocationToken: undefined },
+    token = new CancellationTokenSource().token,
+  ): Promise<unknown> {
+    const tool = tools.get(name) as
+      | {
+          prepareInvocation?(options: { input: unknown }, token: unknown): Promise<unknown>;
+          invoke(options: unknown, token: unknown): Promise<unknown>;
+        }
+      | undefined;
+    if (!tool) throw new Error(`Tool ${name} is not registered`);
+    await tool.prepareInvocation?.({ input: options.input }, token);
+    return tool.invoke(options, token);
+  },
 };
 
 export const env = {

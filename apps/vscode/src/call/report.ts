@@ -4,7 +4,7 @@
 // Every message passes through the key scrubber.
 import * as vscode from 'vscode';
 import type { Ctx } from '../ctx';
-import { type HistoryEntry, inputSummary, operationOf } from '../history';
+import { type HistoryEntry, inputSummary, mayHaveBeenPaid, operationOf } from '../history';
 import { COMMAND } from '../manifest';
 import { ACTION_FOR, ASK_AGAIN, OPEN_SETTINGS, openSettings, RETRY, SET_API_KEY } from './actions';
 import { sendCall } from './send';
@@ -24,7 +24,11 @@ export async function reportCall(ctx: Ctx, entry: HistoryEntry): Promise<void> {
   await showResult(ctx, entry);
   const op = operationOf(entry);
   const { outcome } = entry;
-  const spent = entry.paid ? 'A transaction was spent.' : 'No transaction was spent.';
+  const spent = entry.paid
+    ? 'A transaction was spent.'
+    : mayHaveBeenPaid(entry)
+      ? 'It is counted in the spend ledger as may have been paid.'
+      : 'No transaction was spent.';
   switch (outcome.kind) {
     case 'record': {
       vscode.window.setStatusBarMessage(`${op.title}: ${statusText(entry)} in ${entry.durationMs} ms`, 5000);

@@ -1,52 +1,17 @@
 // Answers already paid for. Before a command sends a request, the History is searched for the same
-// request already answered; if there is one, the user chooses between seeing that answer (no
-// transaction) and calling again (one transaction). "The same request" is core's requestKey of the
-// operation and clean input, recomputed from each entry's stored input (so entries written before
-// this feature match too), sent to the same URL: a sandbox answer never stands in for the real
-// service's. Only records, no-matches and paid-but-unreadable answers are offered, the paid answers
-// (core's isPaid): an unreadable answer is not bought again by accident, and "Call again" says what
-// it costs. An error, even a billed 440, is never shown in place of a call.
-import {
-  type CleanInput,
-  isPaid,
-  type Operation,
-  type Outcome,
-  operationUrl,
-  requestKey,
-  validate,
-} from '@enrich/core';
+// request already answered (earlier-answer.ts: the same request key, sent to the same URL, younger
+// than the setting; records, no-matches and paid-but-unreadable answers only); if there is one, the
+// user chooses between seeing that answer (no transaction) and calling again (one transaction). An
+// unreadable answer is not bought again by accident, and "Call again" says what it costs. An error,
+// even a billed 440, is never shown in place of a call.
+import { type CleanInput, type Operation, operationUrl } from '@enrich/core';
 import * as vscode from 'vscode';
 import type { Ctx } from '../ctx';
-import { type HistoryEntry, inputSummary, operationOf } from '../history';
+import { type HistoryEntry, inputSummary } from '../history';
+import { findEarlierAnswer } from './earlier-answer';
 
 export const SHOW_EARLIER = 'Show that answer (no transaction)';
 export const CALL_AGAIN = 'Call again (1 transaction)';
-
-export interface Request {
-  readonly op: Operation;
-  readonly input: CleanInput;
-  /** Where it would be sent now (core's operationUrl). */
-  readonly url: string;
-}
-
-/** The newest History entry that answers this request and is younger than maxAgeMs. */
-export function findEarlierAnswer(
-  entries: readonly HistoryEntry[],
-  request: Request,
-  now: number,
-  maxAgeMs: number,
-): HistoryEntry | undefined {
-  if (maxAgeMs <= 0) return undefined;
-  const key = requestKey(request.op, request.input);
-  return entries.find(
-    (entry) =>
-      entry.operationId === request.op.id &&
-      entry.request.url === request.url &&
-      now - entry.at < maxAgeMs &&
-      isReusable(entry.outcome) &&
-      keyOf(entry) === key,
-  );
-}
 
 /**
  * The History's answer to this request, sent where it would go now, younger than the setting: what
@@ -62,18 +27,6 @@ export function earlierAnswer(ctx: Ctx, op: Operation, input: CleanInput): Histo
     Date.now(),
     ctx.config.reuseAnswersMs,
   );
-}
-
-export function isReusable(outcome: Outcome): boolean {
-  return outcome.kind !== 'error' && isPaid(outcome);
-}
-
-// Validated again, so that an entry whose input was stored before a change to core's normalisation
-// (or edited by hand) is keyed as it would be sent today, or not at all.
-function keyOf(entry: HistoryEntry): string | undefined {
-  const op = operationOf(entry);
-  const checked = validate(op, entry.input);
-  return checked.ok ? requestKey(op, checked.input) : undefined;
 }
 
 export type ReuseChoice = 'show' | 'call' | undefined;

@@ -3,158 +3,123 @@
 // carefully as the palette: the input is checked by core before anything is sent (an invalid one is
 // answered in words, naming the field and the rule, and costs nothing); an answer the History
 // already holds is given again free, and says so; the confirmation VS Code shows before a call
-// states what it costs, the input and the service. A paid call uses the stored key (or the trial's
-// sandbox while trying without a key) and lands in the History as a palette call does.
-import {
-  type CleanInput,
-  checkApiKey,
-  inputText,
-  OPERATIONS,
-  type Operation,
-  operationUrl,
-  validate,
-} from '@enrich/core';
+// states what it costs, the input and the service (confirmation-text.ts).
+//
+// What a call does is what its confirmation said (confirmations.ts): prepareInvocation works out the
+// plan (plan.ts, without side effects) and remembers it; invoke takes it back and hands it to the
+// purchase path every paid call shares (call/purchase.ts), which gives a free answer only from the
+// History and sends a paid one only to the service, with the key, that was confirmed. Otherwise
+// nothing is sent and the result says what changed and what to do. A paid call lands in the History
+// and the spend ledger as a palette call does.
+import { OPERATIONS, type Operation } from '@enrich/core';
 import * as vscode from 'vscode';
-import { earlierAnswer, timeAgo } from '../call/reuse';
-import { makeCall } from '../call/send';
+import { abortOnCancel } from '../call/abort-on-cancel';
+import { cancelledWords } from '../call/cancelled';
+import type { Bought } from '../call/purchase';
+import { timeAgo } from '../call/reuse';
 import type { Ctx } from '../ctx';
-import { type HistoryEntry, inputSummary } from '../history';
+import type { HistoryEntry } from '../history';
 import { CATEGORY, chatToolName } from '../manifest';
 import { buildModel } from '../result/model';
+import { FREE_FROM_HISTORY, preparedInvocation } from './confirmation-text';
+import { Confirmations } from './confirmations';
+import { type Plan, planCall } from './plan';
 
 export type ToolInput = Record<string, unknown>;
 
-export const SPENDS = 'spends 1 transaction';
-export const FREE_FROM_HISTORY = 'free: answered from history';
+const NOTHING_SENT = 'Nothing was sent; no transaction spent.';
+const ASK_AGAIN = 'Ask again: the new confirmation will say what it costs and where it goes.';
 
 export function registerChatTools(ctx: Ctx): vscode.Disposable[] {
   return OPERATIONS.map((op) => vscode.lm.registerTool(chatToolName(op), new OperationTool(ctx, op)));
 }
 
-/** What a call of this operation would do now, worked out without sending anything. */
-type Plan =
-  | { readonly kind: 'invalid'; readonly message: string }
-  | { readonly kind: 'free'; readonly input: CleanInput; readonly earlier: HistoryEntry }
-  | { readonly kind: 'no-key'; readonly input: CleanInput }
-  | { readonly kind: 'not-allowed'; readonly input: CleanInput; readonly message: string }
-  | { readonly kind: 'paid'; readonly input: CleanInput; readonly apiKey: string; readonly service: string };
-
 export class OperationTool implements vscode.LanguageModelTool<ToolInput> {
+  private readonly confirmations = new Confirmations();
+
   constructor(
     private readonly ctx: Ctx,
     private readonly op: Operation,
   ) {}
 
-  private async plan(given: unknown): Promise<Plan> {
-    const checked = validate(this.op, given);
-    if (!checked.ok) return { kind: 'invalid', message: checked.message };
-    const input = checked.input;
-    const earlier = earlierAnswer(this.ctx, this.op, input);
-    if (earlier) return { kind: 'free', input, earlier };
-    const apiKey = await this.ctx.refresh();
-    if (!apiKey) return { kind: 'no-key', input };
-    const keyProblem = checkApiKey(apiKey);
-    if (keyProblem) return { kind: 'not-allowed', input, message: keyProblem };
-    const target = operationUrl(this.op, this.ctx.config);
-    if (!target.ok) return { kind: 'not-allowed', input, message: target.message };
-    return { kind: 'paid', input, apiKey, service: this.service(target.url) };
-  }
-
-  private service(url: string): string {
-    if (this.ctx.config.trialBase)
-      return `the sandbox of Try Without a Key (made-up data, nothing billed): ${url}`;
-    if (this.ctx.config.usesSandbox) return `a local sandbox: ${url}`;
-    return url;
-  }
-
   async prepareInvocation(
     options: vscode.LanguageModelToolInvocationPrepareOptions<ToolInput>,
   ): Promise<vscode.PreparedToolInvocation> {
-    const plan = await this.plan(options.input);
-    const title = this.op.title;
-    switch (plan.kind) {
-      case 'invalid':
-        return { invocationMessage: `${title}: invalid input, nothing sent` };
-      case 'no-key':
-      case 'not-allowed':
-        return { invocationMessage: `${title}: nothing sent` };
-      case 'free':
-        return {
-          invocationMessage: `${title} for ${inputSummary(plan.input)}: ${FREE_FROM_HISTORY}`,
-          confirmationMessages: {
-            title: `${title}: ${FREE_FROM_HISTORY}`,
-            message: new vscode.MarkdownString(
-              this.ctx.scrub(
-                [
-                  `Input: ${inputText(plan.input)}`,
-                  `Service: ${plan.earlier.request.url}`,
-                  `Cost: ${FREE_FROM_HISTORY} of ${timeAgo(Date.now() - plan.earlier.at)} ago; nothing is sent, no transaction spent.`,
-                ].join('\n\n'),
-              ),
-            ),
-          },
-        };
-      case 'paid':
-        return {
-          invocationMessage: `${title} for ${inputSummary(plan.input)}`,
-          confirmationMessages: {
-            title: `${title}: ${SPENDS}`,
-            message: new vscode.MarkdownString(
-              this.ctx.scrub(
-                [
-                  `Input: ${inputText(plan.input)}`,
-                  `Service: ${plan.service}`,
-                  `Cost: ${SPENDS} (a no match too); the answer is kept in the ${CATEGORY} History.`,
-                ].join('\n\n'),
-              ),
-            ),
-          },
-        };
-    }
+    const plan = await planCall(this.ctx, this.op, options.input);
+    this.confirmations.remember(options.input, plan);
+    return preparedInvocation(this.op, plan, (text) => this.ctx.scrub(text), Date.now());
   }
 
   async invoke(
     options: vscode.LanguageModelToolInvocationOptions<ToolInput>,
     token: vscode.CancellationToken,
   ): Promise<vscode.LanguageModelToolResult> {
-    const plan = await this.plan(options.input);
     const title = this.op.title;
+    const shown = this.confirmations.take(options.input);
+    if (!shown) {
+      this.ctx.log.warn(`${title}: chat tool invoked without a confirmation for its input; nothing sent`);
+      return this.text(
+        `${title}: no confirmation was shown for this input, so nothing was sent and no transaction spent. VS Code shows one before each call: ask again.`,
+      );
+    }
+    const { plan } = shown;
     switch (plan.kind) {
       case 'invalid':
-        return this.text(`${title}: invalid input: ${plan.message}. Nothing was sent; no transaction spent.`);
+        return this.text(`${title}: invalid input: ${plan.message}. ${NOTHING_SENT}`);
       case 'no-key':
         return this.text(
           `${title}: no API key is set, so nothing was sent. The person can run "${CATEGORY}: Set API Key", or "${CATEGORY}: Try Without a Key" to try the sandbox.`,
         );
       case 'not-allowed':
-        return this.text(`${title}: ${plan.message} Nothing was sent; no transaction spent.`);
-      case 'free': {
-        const at = new Date(plan.earlier.at).toISOString();
-        this.ctx.log.info(
-          `${title}: chat tool answered from the History (${at}); nothing sent, no transaction spent`,
-        );
-        return this.text(
-          `${reading(plan.earlier)}\nAnswered from the History (${FREE_FROM_HISTORY} of ${timeAgo(Date.now() - plan.earlier.at)} ago): nothing was sent, no transaction spent.`,
-        );
+        return this.text(`${title}: ${plan.message} ${NOTHING_SENT}`);
+      case 'free':
+      case 'paid':
+        return this.purchase(plan, shown.id, token);
+    }
+  }
+
+  /** The confirmed plan through the purchase path, under the chat's cancellation. */
+  private async purchase(
+    plan: Extract<Plan, { kind: 'free' | 'paid' }>,
+    confirmation: number,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.LanguageModelToolResult> {
+    const { op, ctx } = this;
+    const order =
+      plan.kind === 'free'
+        ? { kind: 'free' as const, op, input: plan.input, earlier: plan.earlier }
+        : { kind: 'paid' as const, op, input: plan.input, target: plan.target, fromHistory: true };
+    const cancel = abortOnCancel(token);
+    try {
+      const bought = await ctx.purchases.buy(order, { signal: cancel.signal });
+      ctx.log.info(`${op.title}: chat tool call of confirmation ${confirmation}: ${bought.kind}`);
+      return this.text(this.said(plan, bought));
+    } finally {
+      cancel.dispose();
+    }
+  }
+
+  /** What the call came to, for the model and the person. */
+  private said(plan: Plan, bought: Bought): string {
+    const title = this.op.title;
+    switch (bought.kind) {
+      case 'from-history':
+        return `${reading(bought.entry)}\nAnswered from the History (${FREE_FROM_HISTORY} of ${timeAgo(Date.now() - bought.entry.at)} ago): nothing was sent, no transaction spent.`;
+      case 'bought': {
+        const { entry } = bought;
+        const cost = bought.shared
+          ? 'This call was answered by the same request, already on its way: no transaction spent by this call.'
+          : entry.paid
+            ? 'This call spent 1 transaction.'
+            : 'This call spent no transaction.';
+        return `${reading(entry)}\n${cost} It is in the ${CATEGORY} History.`;
       }
-      case 'paid': {
-        const abort = new AbortController();
-        const onCancel = token.onCancellationRequested(() => abort.abort());
-        try {
-          const made = await makeCall(this.ctx, this.op, plan.input, plan.apiKey, {
-            signal: abort.signal,
-            isCancelled: () => token.isCancellationRequested,
-          });
-          if (made.kind === 'cancelled') return this.text(`${title}: cancelled.`);
-          if (made.kind === 'not-sent') return this.text(`${title}: ${made.message} Nothing was sent.`);
-          const { entry } = made;
-          return this.text(
-            `${reading(entry)}\n${entry.paid ? 'This call spent 1 transaction.' : 'This call spent no transaction.'} It is in the ${CATEGORY} History.`,
-          );
-        } finally {
-          onCancel.dispose();
-        }
+      case 'refused': {
+        const said = plan.kind === 'free' ? `the confirmation said "${FREE_FROM_HISTORY}", but ` : '';
+        return `${title}: ${said}${bought.message}. ${NOTHING_SENT} ${ASK_AGAIN}`;
       }
+      case 'cancelled':
+        return cancelledWords(this.op, bought);
     }
   }
 

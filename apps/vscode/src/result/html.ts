@@ -23,9 +23,7 @@ export function renderPage(model: ResultModel, options: PageOptions): string {
   return `${pageStart(model.title, { nonce, style: STYLE, script: true })}
 <header>
 <h1>${esc(model.title)}</h1>
-<p class="summary"><span class="words">${esc(model.words)}</span> · status ${esc(model.status)} · ${
-    model.spent ? 'a transaction was spent' : 'no transaction was spent'
-  }</p>
+<p class="summary"><span class="words">${esc(model.words)}</span> · status ${esc(model.status)} · ${esc(model.spent)}</p>
 <div class="actions" role="toolbar" aria-label="Result actions">
 ${options.help ? button('help', options.help, 'primary') : ''}
 ${model.groups.length > 0 ? button('copyJson', 'Copy as JSON') : ''}

@@ -5,7 +5,7 @@
 // (`notAsDocumented`). A paid answer that could not be read is shown as "paid, unreadable" with
 // the body that arrived.
 import * as vscode from 'vscode';
-import { type History, type HistoryEntry, inputSummary, operationOf } from '../history';
+import { type History, type HistoryEntry, inputSummary, operationOf, transactionWords } from '../history';
 import { resultWords } from './model';
 
 export const RESULT_SCHEME = 'enrich-result';
@@ -45,7 +45,7 @@ export function renderResult(entry: HistoryEntry): string {
     input: entry.input,
     status: outcome.kind === 'error' ? (outcome.error.status ?? null) : outcome.status,
     result: resultWords(entry),
-    transaction: entry.paid ? 'spent' : 'not spent',
+    transaction: transactionWords(entry),
     sentAt: new Date(entry.at).toISOString(),
     durationMs: entry.durationMs,
     attempts: entry.attempts,

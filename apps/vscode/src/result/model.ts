@@ -12,7 +12,7 @@ import {
   type OutputRecord,
   ROW_OUTCOMES,
 } from '@enrich/core';
-import { type HistoryEntry, inputSummary, operationOf } from '../history';
+import { type HistoryEntry, inputSummary, operationOf, spentSentence } from '../history';
 
 export interface FieldView {
   /** Index into ResultModel.values: the view asks to copy a value by index, never by its text. */
@@ -38,7 +38,8 @@ export interface ResultModel {
   /** "record", "no match", "paid, unreadable", "error": what happened, in words. */
   readonly words: string;
   readonly status: string;
-  readonly spent: boolean;
+  /** "a transaction was spent", "a transaction may have been spent", "no transaction was spent". */
+  readonly spent: string;
   readonly groups: readonly GroupView[];
   readonly values: readonly string[];
   /** A sentence for answers without a record: no match, unreadable, errors. */
@@ -59,7 +60,7 @@ export function buildModel(entry: HistoryEntry): ResultModel {
   const { outcome } = entry;
   const base = {
     title: `${op.title}: ${inputSummary(entry.input)}`,
-    spent: entry.paid,
+    spent: spentSentence(entry),
     values: [] as string[],
   };
   if (outcome.kind !== 'record') {

@@ -2,7 +2,7 @@
 // context menu re-runs it, copies it as curl or deletes it.
 import * as vscode from 'vscode';
 import { statusText } from '../call/status-text';
-import { type History, type HistoryEntry, inputSummary, operationOf } from '../history';
+import { type History, type HistoryEntry, inputSummary, operationOf, transactionWords } from '../history';
 import { COMMAND, HISTORY_ITEM } from '../manifest';
 
 export class HistoryTree implements vscode.TreeDataProvider<HistoryEntry>, vscode.Disposable {
@@ -27,7 +27,7 @@ export class HistoryTree implements vscode.TreeDataProvider<HistoryEntry>, vscod
     item.tooltip = [
       `${op.title} (${statusText(entry)}) at ${when.toLocaleString()}`,
       `Input: ${inputSummary(entry.input, 200)}`,
-      `${entry.durationMs} ms, ${entry.attempts} attempt(s), transaction ${entry.paid ? 'spent' : 'not spent'}`,
+      `${entry.durationMs} ms, ${entry.attempts} attempt(s), transaction ${transactionWords(entry)}`,
     ].join('\n');
     item.contextValue = HISTORY_ITEM;
     item.iconPath = new vscode.ThemeIcon(ICON[entry.outcome.kind]);

@@ -1,11 +1,14 @@
 // The command table against a real sandbox over HTTP on 127.0.0.1, with the vscode stand-in
 // playing the user.
-import { API_KEY_ENV, checkApiKey, getOperation, OPERATIONS, toCurl } from '@enrich/core';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { API_KEY_ENV, checkApiKey, getOperation, OPERATIONS, readLedger, toCurl } from '@enrich/core';
 import { DEMO_KEY, RESERVED } from '@enrich/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCommands } from '../../src/commands';
 import { HISTORY_STATE_KEY, type HistoryEntry } from '../../src/history';
 import { COMMAND, contributes, operationCommandId } from '../../src/manifest';
+import { LEDGER_FILE } from '../../src/spend/ledger';
 import { commands, reply, setSetting, ui } from '../vscode-stub';
 import {
   activateWithSandbox,
@@ -143,7 +146,9 @@ describe('a call', () => {
     expect(ui.statusItems[0]?.text).toContain('$(warning)');
   });
 
-  it('can be cancelled while it runs: nothing is recorded', async () => {
+  // The sandbox bills a request when it takes it (the reserved slow phone answers 2 s later), as a
+  // service may: a call cancelled after it was sent may have been paid, and is recorded so.
+  it('can be cancelled while it runs: recorded as may have been paid in the History and the ledger', async () => {
     harness = await activateWithSandbox();
     ui.onProgress = (p) => setTimeout(() => p.source.cancel(), 200);
     reply({ type: reserved('slow').phone });
@@ -151,8 +156,21 @@ describe('a call', () => {
     const entry = await run(operationCommandId(getOperation('phone-lookup')));
     expect(entry).toBeUndefined();
     expect(Date.now() - started).toBeLessThan(1500);
-    expect(ui.messages.at(-1)?.text).toBe('Phone Lookup: cancelled.');
-    expect(harness.context.globalState.get(HISTORY_STATE_KEY, [])).toEqual([]);
+    expect(harness.server.sandbox.transactions(TEST_KEY)).toBe(1);
+    expect(ui.messages.at(-1)).toMatchObject({ severity: 'warning' });
+    expect(ui.messages.at(-1)?.text).toMatch(
+      /^Phone Lookup: cancelled after the request was sent, before its answer: the service may have billed it\. It is in the History and the spend ledger as may have been paid; asking again may pay again\.$/,
+    );
+    const stored = harness.context.globalState.get<HistoryEntry[]>(HISTORY_STATE_KEY, []) ?? [];
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({
+      paid: false,
+      outcome: { kind: 'error', error: { code: 'unanswered' } },
+    });
+    const ledger = readLedger(
+      readFileSync(join(harness.context.globalStorageUri.fsPath, LEDGER_FILE), 'utf8'),
+    ).entries;
+    expect(ledger).toEqual([expect.objectContaining({ run: stored[0]?.id, count: 1 })]);
   });
 
   it('reports a base URL that is not allowed, sending nothing', async () => {

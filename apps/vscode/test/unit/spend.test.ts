@@ -18,7 +18,6 @@ import { LEDGER_FILE } from '../../src/spend/ledger';
 import { monthOf, spendByMonth } from '../../src/spend/model';
 import type { SpendNode, SpendTree } from '../../src/tree/spend';
 import {
-  CancellationTokenSource,
   commands,
   createExtensionContext,
   type LanguageModelTextPart,
@@ -111,11 +110,11 @@ describe('the spend ledger of single calls', () => {
 
   it('records a chat tool call as the palette does', async () => {
     harness = await activateWithSandbox();
-    const tool = lm.registered('enrich_email_verify') as vscode.LanguageModelTool<Record<string, unknown>>;
-    const result = (await tool.invoke(
-      { input: { Email: 'jane.doe@example.com' }, toolInvocationToken: undefined } as never,
-      new CancellationTokenSource().token as vscode.CancellationToken,
-    )) as unknown as { content: LanguageModelTextPart[] };
+    // As VS Code calls a tool: its confirmation first, then the call.
+    const result = (await lm.invokeTool('enrich_email_verify', {
+      input: { Email: 'jane.doe@example.com' },
+      toolInvocationToken: undefined,
+    })) as { content: LanguageModelTextPart[] };
     expect(result.content[0]?.value).toContain('spent 1 transaction');
     expect(ledger(harness)).toEqual([expect.objectContaining({ operation: 'email-verify', count: 1 })]);
     expect(ledgerText(harness)).not.toContain('jane.doe');
