@@ -4,6 +4,7 @@
 // the other client asked.
 import {
   type Bases,
+  BulkError,
   type BulkPlan,
   cacheNamespace,
   defaultCachePath,
@@ -11,8 +12,9 @@ import {
   planBulk,
   type SourceChoice,
 } from '@enrich/bulk';
-import type { Operation } from '@enrich/core';
-import type { Ctx } from '../ctx';
+import { baseUrlOf, type Operation } from '@enrich/core';
+import { serviceWords } from '../call/target';
+import { type FileFingerprint, fingerprint } from './file-fingerprint';
 
 /** The CLI's default `--max-age 30d`: older answers are asked again. */
 export const MAX_AGE_MS = 30 * 24 * 3_600_000;
@@ -23,7 +25,10 @@ export interface CsvRun {
   readonly outPath: string;
   readonly cachePath: string;
   readonly namespace: string;
-  /** Where the run sends (the session's sandbox or not): its cache namespace and its ledger origin. */
+  /**
+   * Where the run sends (the session's sandbox or not), read once when Enrich File started, with the
+   * key: the sender's bases, the cache namespace and the ledger's origin, all the same.
+   */
   readonly bases: Bases;
   /** API field -> input column, where the user changed the automatic mapping. */
   readonly overrides: Readonly<Record<string, string>>;
@@ -32,14 +37,12 @@ export interface CsvRun {
 }
 
 export function csvRun(
-  ctx: Ctx,
+  bases: Bases,
   op: Operation,
   inPath: string,
   overrides: Readonly<Record<string, string>>,
   sheet?: string,
 ): CsvRun {
-  // The session's own sandbox is "sandbox" whatever its port, as the CLI's --sandbox.
-  const where = ctx.config.bases;
   // Beside the input, of its kind: leads.xlsx gives leads.phone-lookup.xlsx.
   const outPath = defaultOutputPath(inPath, op);
   return {
@@ -47,11 +50,17 @@ export function csvRun(
     inPath,
     outPath,
     cachePath: defaultCachePath(outPath),
-    namespace: cacheNamespace(op, where),
-    bases: where,
+    // The session's own sandbox is "sandbox" whatever its port, as the CLI's --sandbox.
+    namespace: cacheNamespace(op, bases),
+    bases,
     overrides,
     sheet,
   };
+}
+
+/** "a local sandbox: http://127.0.0.1:8787", the base the run's operation is sent to, in words. */
+export function runService(run: CsvRun): string {
+  return serviceWords(run.bases, baseUrlOf(run.op, run.bases));
 }
 
 /** What the engine is told about reading the input: the sheet picked; a CSV's layout is found. */
@@ -59,9 +68,22 @@ export function sourceChoice(run: CsvRun): SourceChoice {
   return { sheet: run.sheet };
 }
 
+/** A plan, and the file it was made from (to refuse a run on a file changed since). */
+export interface Planned {
+  readonly plan: BulkPlan;
+  readonly file: FileFingerprint;
+}
+
 /** The cost before anything is sent: reads the file and the answer cache, sends nothing. */
-export function planRun(run: CsvRun): Promise<BulkPlan> {
-  return planBulk({
+export async function planRun(run: CsvRun): Promise<Planned> {
+  // Taken before the plan reads the file: a change from here on is caught at confirmation.
+  let file: FileFingerprint;
+  try {
+    file = await fingerprint(run.inPath);
+  } catch (error) {
+    throw new BulkError(`${run.inPath} cannot be read: ${(error as Error).message}`);
+  }
+  const plan = await planBulk({
     op: run.op,
     inPath: run.inPath,
     cachePath: run.cachePath,
@@ -70,6 +92,7 @@ export function planRun(run: CsvRun): Promise<BulkPlan> {
     overrides: run.overrides,
     layout: sourceChoice(run),
   });
+  return { plan, file };
 }
 
 /** "500 rows: 312 distinct valid requests, 20 answers already cached, 8 blank, 12 invalid." */

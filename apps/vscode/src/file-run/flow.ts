@@ -4,6 +4,10 @@
 // open `<name>.<operation>.<the input's extension>`. A run that did not complete is remembered
 // (globalState), so the next "Enrich File..." on the file offers to resume it with the same
 // operation, sheet and mapping; the answer journal makes resuming spend nothing twice.
+//
+// The plan the person confirmed is the run's ceiling: the key and the bases are read once, when the
+// command starts, and the run sends there (files.ts); it starts only on the file that was planned
+// (file-fingerprint.ts), and spends at most the transactions confirmed (run.ts).
 import { BulkError, type BulkSummary, kindOfName, OutputInTheWay } from '@enrich/bulk';
 import {
   checkApiKey,
@@ -17,7 +21,8 @@ import * as vscode from 'vscode';
 import { showBreakdown } from '../breakdown/view';
 import type { Ctx } from '../ctx';
 import { COMMAND } from '../manifest';
-import { type CsvRun, costWords, csvRun } from './files';
+import { changeSince } from './file-fingerprint';
+import { type CsvRun, costWords, csvRun, type Planned, runService } from './files';
 import { isEnrichable, openDialogFilters } from './kinds';
 import { askSheet, reviewMapping } from './mapping';
 import { showOutput } from './open-output';
@@ -48,6 +53,9 @@ export async function enrichCsvFlow(ctx: Ctx, arg?: vscode.Uri): Promise<BulkSum
     if (action === 'Try Without a Key') await vscode.commands.executeCommand(COMMAND.tryWithoutKey);
     return undefined;
   }
+  // Where the run goes, fixed with the key: what the review's cost (its cache), the run and the
+  // ledger all use, whatever the settings say by the time the person confirms.
+  const bases = ctx.config.bases;
   const started = await chooseOperation(ctx, inPath);
   if (!started) return undefined;
   try {
@@ -59,8 +67,8 @@ export async function enrichCsvFlow(ctx: Ctx, arg?: vscode.Uri): Promise<BulkSum
       if (sheet === undefined) return undefined;
     }
     const reviewed = await reviewMapping(
-      csvRun(ctx, started.op, inPath, started.overrides, sheet),
-      (overrides, other) => csvRun(ctx, started.op, inPath, overrides, other),
+      csvRun(bases, started.op, inPath, started.overrides, sheet),
+      (overrides, other) => csvRun(bases, started.op, inPath, overrides, other),
       sheets,
     );
     if (!reviewed) return undefined;
@@ -70,16 +78,12 @@ export async function enrichCsvFlow(ctx: Ctx, arg?: vscode.Uri): Promise<BulkSum
       `${run.op.title} on ${shortName(inPath)}: spend ${plan.transactions} transaction${plan.transactions === 1 ? '' : 's'}?`,
       {
         modal: true,
-        detail: `${costWords(plan)} Read as ${plan.found}. The result goes to ${shortName(run.outPath)}.`,
+        detail: `${costWords(plan)} Read as ${plan.found}. The result goes to ${shortName(run.outPath)}. Service: ${runService(run)}.`,
       },
       spend,
     );
     if (answer !== spend) return undefined;
-    await remember(ctx, inPath, { operationId: run.op.id, overrides: run.overrides, sheet: run.sheet });
-    ctx.log.info(
-      `Enrich File ${inPath} (${plan.found}) with ${run.op.title}: ${plan.transactions} transactions planned`,
-    );
-    const summary = await enrichOrReplace(ctx, run, apiKey);
+    const summary = await runConfirmed(ctx, reviewed, apiKey);
     if (summary) await report(ctx, run, summary);
     return summary;
   } catch (error) {
@@ -90,20 +94,46 @@ export async function enrichCsvFlow(ctx: Ctx, arg?: vscode.Uri): Promise<BulkSum
   }
 }
 
-// A file of the user's where the result would go is replaced only when they say so; nothing was
-// sent before they are asked.
-async function enrichOrReplace(ctx: Ctx, run: CsvRun, apiKey: string): Promise<BulkSummary | undefined> {
+/**
+ * The run the person confirmed: on the file that was planned (else nothing is sent, and the person
+ * is told to look at the new cost), spending at most the transactions confirmed. A file of the
+ * user's where the result would go is replaced only when they say so; nothing was sent before they
+ * are asked.
+ */
+async function runConfirmed(
+  ctx: Ctx,
+  reviewed: Planned & { run: CsvRun },
+  apiKey: string,
+  force = false,
+): Promise<BulkSummary | undefined> {
+  const { run, plan } = reviewed;
+  const changed = await changeSince(run.inPath, reviewed.file);
+  if (changed) {
+    ctx.log.warn(`Enrich File ${run.inPath}: not started, the file changed since the plan (${changed})`);
+    void vscode.window.showWarningMessage(
+      ctx.scrub(
+        `Enrich File: ${shortName(run.inPath)} changed since the plan (${changed}), so nothing was sent. Run Enrich File again to see the cost of the file as it is now.`,
+      ),
+    );
+    return undefined;
+  }
+  if (!force) {
+    await remember(ctx, run.inPath, { operationId: run.op.id, overrides: run.overrides, sheet: run.sheet });
+    ctx.log.info(
+      `Enrich File ${run.inPath} (${plan.found}) with ${run.op.title}: ${plan.transactions} transactions planned, at most that many spent`,
+    );
+  }
   try {
-    return await enrichFile(ctx, run, apiKey);
+    return await enrichFile(ctx, run, apiKey, { maxTransactions: plan.transactions, force });
   } catch (error) {
-    if (!(error instanceof OutputInTheWay)) throw error;
+    if (!(error instanceof OutputInTheWay) || force) throw error;
     const replace = `Replace ${shortName(run.outPath)}`;
     const answer = await vscode.window.showWarningMessage(
       `${shortName(run.outPath)} exists and was not written by Enrich File. Replace it with the result?`,
       { modal: true, detail: 'Nothing has been sent yet. Cancel leaves the file as it is.' },
       replace,
     );
-    return answer === replace ? enrichFile(ctx, run, apiKey, true) : undefined;
+    return answer === replace ? runConfirmed(ctx, reviewed, apiKey, true) : undefined;
   }
 }
 
@@ -115,6 +145,16 @@ async function report(ctx: Ctx, run: CsvRun, summary: BulkSummary): Promise<void
     void vscode.window.showErrorMessage(
       ctx.scrub(
         `Enrich File stopped: ${summary.inputError}. ${counts}; every answer bought is kept: mend the file and run Enrich File again, nothing is bought twice.`,
+      ),
+    );
+    return;
+  }
+  if (summary.stopped === 'budget') {
+    // The file or the answer cache asked for more than the plan counted; the rest waits for a new plan.
+    const rows = summary.notSent;
+    void vscode.window.showWarningMessage(
+      ctx.scrub(
+        `Enrich File spent the ${plural(summary.transactions, 'transaction')} you confirmed and stopped there: ${plural(rows, 'row was', 'rows were')} not sent, since the file or the answer cache asked for more than the plan counted. Answers bought are kept; run Enrich File on ${shortName(inPath)} again to see the cost of the rest and confirm it.`,
       ),
     );
     return;
@@ -200,6 +240,11 @@ async function askFile(): Promise<vscode.Uri | undefined> {
     title: 'Enrich File: a CSV, Excel workbook or JSON Lines file',
   });
   return picked?.[0];
+}
+
+/** "1 transaction", "2 transactions"; "1 row was", "3 rows were". */
+function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
 }
 
 function shortName(path: string): string {

@@ -7,11 +7,10 @@
 // column; the engine takes no "leave this field out" (its mapping is field -> column), so a column
 // the user does not want is left out by picking another field's column.
 
-import type { BulkPlan } from '@enrich/bulk';
 import { BulkError, readHeader } from '@enrich/bulk';
 import { mapColumns } from '@enrich/core';
 import * as vscode from 'vscode';
-import { type CsvRun, costWords, planRun, sourceChoice } from './files';
+import { type CsvRun, costWords, type Planned, planRun, sourceChoice } from './files';
 import type { SheetInfo } from './workbook-sheets';
 
 interface Row extends vscode.QuickPickItem {
@@ -28,21 +27,22 @@ export async function reviewMapping(
   start: CsvRun,
   retarget: (overrides: Readonly<Record<string, string>>, sheet: string | undefined) => CsvRun,
   sheets: readonly SheetInfo[] = [],
-): Promise<{ run: CsvRun; plan: BulkPlan } | undefined> {
+): Promise<(Planned & { run: CsvRun }) | undefined> {
   let run = start;
   let header = await headerOf(run);
   for (;;) {
     const mapping = header.problem ? undefined : mapColumns(run.op, header.columns, run.overrides);
-    let plan: BulkPlan | undefined;
+    let planned: Planned | undefined;
     let problem = header.problem ?? mapping?.problem;
     if (!problem) {
       try {
-        plan = await planRun(run);
+        planned = await planRun(run);
       } catch (error) {
         if (!(error instanceof BulkError)) throw error;
         problem = error.message;
       }
     }
+    const plan = planned?.plan;
     const rows: Row[] = [
       plan
         ? {
@@ -71,7 +71,7 @@ export async function reviewMapping(
     ];
     const chosen = await pickOne(`${run.op.title}: ${basename(run.inPath)}`, rows);
     if (!chosen) return undefined;
-    if (chosen.go && plan) return { run, plan };
+    if (chosen.go && planned) return { run, ...planned };
     if (chosen.file) {
       if (sheets.length < 2) continue;
       const sheet = await askSheet(run.inPath, sheets, run.sheet);
@@ -96,7 +96,7 @@ export async function reviewMapping(
  * Lines (UTF-8)", 'Excel workbook, sheet "Leads" (2 of 3)'); for a workbook of several sheets, also
  * when the mapping cannot run (a sheet without the columns needed), the way to another sheet.
  */
-function fileRow(plan: BulkPlan | undefined, run: CsvRun, sheets: readonly SheetInfo[]): Row[] {
+function fileRow(plan: Planned['plan'] | undefined, run: CsvRun, sheets: readonly SheetInfo[]): Row[] {
   const another = sheets.length > 1 ? 'pick to read another sheet' : undefined;
   if (plan) return [{ label: `$(file) ${plan.found}`, description: another, file: true }];
   const sheet = run.sheet ?? sheets[0]?.name;

@@ -2,7 +2,10 @@
 // opens the result. The engine journals every paid answer before its row counts as done, so a run
 // stopped by Cancel, a window reload or a crash is resumed by running it again: the answers already
 // bought come from the journal and only the rest is sent (and paid for). Each paid answer is counted
-// in the spend ledger as the engine counts it (its onPaid hook).
+// in the spend ledger as the engine counts it (its onPaid hook). The run spends at most what the
+// person confirmed (the engine's budget, sender.maxTransactions), and sends to the bases it was
+// reviewed with (the run's, which also name its cache namespace and ledger origin), never to bases
+// read again from the settings.
 import {
   type BulkProgress,
   type BulkSummary,
@@ -15,12 +18,18 @@ import * as vscode from 'vscode';
 import type { Ctx } from '../ctx';
 import { type CsvRun, MAX_AGE_MS, sourceChoice } from './files';
 
-/** `force`: replace an output file that is not one of ours (the user said so). */
+export interface RunLimits {
+  /** The transactions the person confirmed: the engine stops sending when they are spent. */
+  readonly maxTransactions: number;
+  /** Replace an output file that is not one of ours (the user said so). */
+  readonly force?: boolean;
+}
+
 export async function enrichFile(
   ctx: Ctx,
   run: CsvRun,
   apiKey: string,
-  force = false,
+  limits: RunLimits,
 ): Promise<BulkSummary | undefined> {
   const scrub = createScrubber([apiKey]);
   const name = run.inPath.split(/[\\/]/).pop() ?? run.inPath;
@@ -39,7 +48,7 @@ export async function enrichFile(
             op: run.op,
             inPath: run.inPath,
             outPath: run.outPath,
-            force,
+            force: limits.force === true,
             cachePath: run.cachePath,
             namespace: run.namespace,
             maxAgeMs: MAX_AGE_MS,
@@ -52,7 +61,8 @@ export async function enrichFile(
             scrub,
             display: (path) => path,
             sender: {
-              settings: { apiKey, baseUrl: ctx.config.baseUrl, baseUrlV3: ctx.config.baseUrlV3 },
+              settings: { apiKey, baseUrl: run.bases.baseUrl, baseUrlV3: run.bases.baseUrlV3 },
+              maxTransactions: limits.maxTransactions,
               // The engine's transport over Node's http, as the CLI's: the same guarantees as core's
               // fetch transport (no redirects, one deadline, capped bodies) for less CPU per request.
               transport: createHttpTransport({

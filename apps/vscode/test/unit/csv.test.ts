@@ -1,14 +1,17 @@
 // "Enrich File..." on a CSV, on the shared bulk engine against a real sandbox over HTTP: the cost
-// shown before confirming equals what the run spends; Cancel, then run again, spends nothing twice;
-// the mapping can be changed before anything is sent.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+// shown before confirming equals what the run spends, and is its ceiling (a file changed since the
+// plan is refused; the run never spends past the plan); it sends where it was reviewed; Cancel, then
+// run again, spends nothing twice; the mapping can be changed before anything is sent.
+import { appendFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BulkSummary } from '@enrich/bulk';
-import { PACE_CHANGES } from '@enrich/core';
+import { PACE_CHANGES, readLedger } from '@enrich/core';
+import { startSandboxServer } from '@enrich/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Config } from '../../src/config';
 import { UNFINISHED_KEY } from '../../src/file-run/flow';
 import { COMMAND } from '../../src/manifest';
+import { LEDGER_FILE } from '../../src/spend/ledger';
 import { commands, reply, setSetting, Uri, ui } from '../vscode-stub';
 import { activateWithSandbox, closeHarnesses, type Harness, TEST_KEY, tempDir } from './harness';
 
@@ -52,7 +55,7 @@ describe('Enrich File on a CSV', () => {
     const modal = ui.messages.find((m) => m.modal);
     expect(modal?.text).toBe('Phone Lookup on leads.csv: spend 4 transactions?');
     expect(modal?.detail).toMatch(
-      /^9 rows: 4 distinct valid requests, 0 answers already cached, 1 blank, 1 invalid\. Transactions to spend: 4\. Read as UTF-8 \(detected\), comma-separated \(detected\)\. The result goes to leads\.phone-lookup\.csv\.$/,
+      /^9 rows: 4 distinct valid requests, 0 answers already cached, 1 blank, 1 invalid\. Transactions to spend: 4\. Read as UTF-8 \(detected\), comma-separated \(detected\)\. The result goes to leads\.phone-lookup\.csv\. Service: a local sandbox: http:\/\/127\.0\.0\.1:\d+\.$/,
     );
     expect(modal?.actions).toEqual(['Enrich (4 transactions)']);
     expect(summary?.completed).toBe(true);
@@ -173,6 +176,117 @@ describe('Enrich File on a CSV', () => {
     expect(await enrich(csvFile())).toBeUndefined();
     expect(ui.messages.at(-1)?.actions).toEqual(['Set API Key', 'Try Without a Key']);
     expect(harness.server.sandbox.requests()).toBe(0);
+  });
+});
+
+// The plan the person confirmed is a ceiling: the run is started with its number as the engine's
+// limit (sender.maxTransactions), on the file that was planned, at the bases that were reviewed.
+describe('Enrich File spends what it confirmed, where it confirmed', () => {
+  const extraRows = Array.from({ length: 200 }, (_, i) => `X${i},5552${String(i).padStart(6, '0')},\n`).join(
+    '',
+  );
+
+  it('refuses to start when rows were appended to the file while the modal was open', async () => {
+    harness = await activateWithSandbox();
+    const path = csvFile();
+    reply({ pick: 'Phone Lookup' }, { pick: '$(play) Enrich: spend 4 transactions' });
+    ui.answer = (m) => {
+      if (!m.modal) return undefined;
+      appendFileSync(path, extraRows);
+      return m.actions[0];
+    };
+    const summary = await enrich(path);
+    expect(harness.server.sandbox.transactions(TEST_KEY)).toBe(0);
+    expect(summary).toBeUndefined();
+    const said = ui.messages.at(-1);
+    expect(said?.severity).toBe('warning');
+    const before = Buffer.byteLength(`${CSV}\n`);
+    const after = before + Buffer.byteLength(extraRows);
+    expect(said?.text).toBe(
+      `Enrich File: leads.csv changed since the plan (it grew from ${before} to ${after.toLocaleString('en-US')} bytes), so nothing was sent. Run Enrich File again to see the cost of the file as it is now.`,
+    );
+  });
+
+  it('refuses to start when the file was edited to the same size', async () => {
+    harness = await activateWithSandbox();
+    const path = csvFile();
+    reply({ pick: 'Phone Lookup' }, { pick: '$(play) Enrich: spend 4 transactions' });
+    ui.answer = (m) => {
+      if (!m.modal) return undefined;
+      // One digit changed: as many bytes, another request.
+      writeFileSync(path, readFileSync(path, 'utf8').replace('5550102032', '5550102039'));
+      return m.actions[0];
+    };
+    const summary = await enrich(path);
+    expect(harness.server.sandbox.requests()).toBe(0);
+    expect(summary).toBeUndefined();
+    expect(ui.messages.at(-1)?.text).toMatch(
+      /^Enrich File: leads\.csv changed since the plan \(its content changed\), so nothing was sent\./,
+    );
+  });
+
+  it('never spends past the plan: answers the cache lost before the run are not bought beyond it', async () => {
+    harness = await activateWithSandbox();
+    const path = csvFile();
+    // An earlier run in the same folder bought two of the four answers: the plan counts them cached.
+    const first = join(path, '..', 'first.csv');
+    writeFileSync(first, 'Phone\n5550102030\n5550102031\n');
+    reply({ pick: 'Phone Lookup' }, { pick: '$(play) Enrich: spend 2 transactions' });
+    confirmModal();
+    expect((await enrich(first))?.transactions).toBe(2);
+    // The cost shown is 2; the cache is gone before the person confirms (deleted, or aged out).
+    reply({ pick: 'Phone Lookup' }, { pick: '$(play) Enrich: spend 2 transactions' });
+    ui.answer = (m) => {
+      if (!m.modal) return undefined;
+      rmSync(join(path, '..', '.enrich-cache.jsonl'));
+      return m.actions[0];
+    };
+    const summary = await enrich(path);
+    expect(ui.messages.filter((m) => m.modal).at(-1)?.text).toBe(
+      'Phone Lookup on leads.csv: spend 2 transactions?',
+    );
+    expect(summary?.transactions).toBe(2);
+    expect(summary?.stopped).toBe('budget');
+    // Rows in order: the first two distinct phones were sent, E's and F's were not.
+    expect(summary?.notSent).toBe(2);
+    expect(harness.server.sandbox.transactions(TEST_KEY)).toBe(4);
+    expect(ui.messages.at(-1)?.text).toBe(
+      'Enrich File spent the 2 transactions you confirmed and stopped there: 2 rows were not sent, since the file or the answer cache asked for more than the plan counted. Answers bought are kept; run Enrich File on leads.csv again to see the cost of the rest and confirm it.',
+    );
+    // Not finished: the next Enrich File on the file offers to resume it.
+    expect(Object.keys(harness.context.globalState.get(UNFINISHED_KEY) ?? {})).toEqual([path]);
+  });
+
+  it('sends to the bases it reviewed: a v3 base changed before confirming is not billed', async () => {
+    harness = await activateWithSandbox();
+    const other = await startSandboxServer({ keys: [TEST_KEY] });
+    try {
+      const path = csvFile();
+      reply({ pick: 'Phone Lookup' }, { pick: '$(play) Enrich: spend 4 transactions' });
+      ui.answer = (m) => {
+        if (!m.modal) return undefined;
+        // Another window's "Use Sandbox", or the person in the settings editor.
+        void setSetting('enrich.baseUrlV3', other.url);
+        return m.actions[0];
+      };
+      const summary = await enrich(path);
+      expect(other.sandbox.transactions(TEST_KEY)).toBe(0);
+      const modal = ui.messages.find((m) => m.modal);
+      expect(modal?.detail).toMatch(new RegExp(`Service: a local sandbox: ${harness.server.url}\\.$`));
+      expect(summary).toMatchObject({ completed: true, transactions: 4 });
+      expect(other.sandbox.requests()).toBe(0);
+      expect(harness.server.sandbox.transactions(TEST_KEY)).toBe(4);
+      // The ledger and the answer cache name the service that was billed.
+      const ledger = readLedger(
+        readFileSync(join(harness.context.globalStorageUri.fsPath, LEDGER_FILE), 'utf8'),
+      ).entries;
+      expect(ledger.map((e) => [e.origin, e.count])).toEqual([[harness.server.url, 4]]);
+      const cache = readFileSync(join(path, '..', '.enrich-cache.jsonl'), 'utf8');
+      expect(cache).toContain(harness.server.url);
+      expect(cache).not.toContain(other.url);
+    } finally {
+      await other.close();
+    }
   });
 });
 
