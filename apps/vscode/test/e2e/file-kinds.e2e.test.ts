@@ -194,7 +194,7 @@ describe('Enrich File on JSON Lines and a workbook in code-server', () => {
     const leads = input.worksheets.find((sheet) => sheet.name === 'Leads');
     const output = new ExcelJS.Workbook();
     await output.xlsx.readFile(join(server.workspaceDir, 'leads.phone-lookup.xlsx'));
-    const sheet = output.worksheets[0];
+    const sheet = output.worksheets.find((s) => s.name === 'Leads');
     expect(sheet?.actualRowCount).toBe(21);
     const header = sheet ? cellsOf(sheet.getRow(1), sheet.getRow(1).cellCount).map((c) => c.value) : [];
     expect(header.slice(0, 4)).toEqual(['Name', 'Phone', 'Since', 'Twice']);

@@ -246,8 +246,9 @@ describe('Enrich File on an Excel workbook', () => {
     const out = join(path, '..', 'leads.phone-lookup.xlsx');
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.readFile(out);
-    expect(workbook.worksheets).toHaveLength(1);
-    const sheet = workbook.worksheets[0];
+    // Every sheet of the workbook, in its order; the one read has the output columns.
+    expect(workbook.worksheets.map((s) => s.name)).toEqual(['Notes', 'Leads', 'Old & "unused"']);
+    const sheet = workbook.worksheets.find((s) => s.name === 'Leads');
     expect(sheet?.actualRowCount).toBe(input.length);
     const header = sheet?.getRow(1);
     const names = Array.from({ length: header?.cellCount ?? 0 }, (_, i) => header?.getCell(i + 1).value);
