@@ -6,8 +6,10 @@
 import { type AttemptSignal, Pace, type PaceOptions } from '../src/index.js';
 
 export interface ServiceAnswer {
-  readonly status: 200 | 429 | 500;
+  readonly status: 200 | 429 | 500 | 503;
   readonly doneAt: number;
+  /** A 429's Retry-After, when the service sends one. */
+  readonly retryAfterMs?: number;
 }
 
 export interface SimService {
@@ -19,12 +21,25 @@ export interface ServiceModel {
   rate?: number;
   /** The bucket's size; one second's worth by default. */
   burst?: number;
-  /** Requests served at once; the rest wait in a queue. None if undefined. */
+  /** Requests served at once; the rest wait in a queue (or, with `overload`, are answered 503). */
   capacity?: number;
+  /** Past the capacity, answer 503 at once instead of queueing (an overloaded backend, no Retry-After). */
+  overload?: boolean;
+  /** N requests per fixed window (a gateway's "per minute"): past it, 429 with Retry-After to the window's end. */
+  window?: { readonly limit: number; readonly ms: number };
+
   /** Service time of one request (ms). */
   latencyMs: number;
   /** Each service time is latencyMs times a factor drawn evenly from [1 - jitter, 1 + jitter]. */
   jitter?: number;
+  /**
+   * Each service time is drawn from a log-normal whose median is latencyMs and whose log has this
+   * standard deviation (σ): real services' latency, with a long tail (σ 1: one answer in 20 takes
+   * over 5 times the median).
+   */
+  sigma?: number;
+  /** Seeds the draws of jitter and σ: another seed, another run of the same service. */
+  seed?: number;
   /** Answer 500 instead of 200 while this returns true. */
   failing?: (at: number) => boolean;
 }
@@ -34,16 +49,36 @@ export function simService(model: ServiceModel): SimService & { model: ServiceMo
   let tokens = model.burst ?? model.rate ?? 0;
   let filledAt = 0;
   let slots: number[] = [];
-  let seed = 12345;
+  let seed = model.seed ?? 12345;
   // A small LCG: the same jitter on every run.
-  const serviceTime = (m: ServiceModel) => {
+  const uniform = () => {
     seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-    return m.latencyMs * (1 + (m.jitter ?? 0) * (2 * (seed / 2 ** 32) - 1));
+    return seed / 2 ** 32;
   };
+  const serviceTime = (m: ServiceModel) => {
+    if (m.sigma !== undefined) {
+      // Box-Muller: a standard normal from two uniforms (the first kept off 0).
+      const z = Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
+      return m.latencyMs * Math.exp(m.sigma * z);
+    }
+    return m.latencyMs * (1 + (m.jitter ?? 0) * (2 * uniform() - 1));
+  };
+  let windowStart = 0;
+  let windowCount = 0;
   const service = {
     model,
     request(at: number): ServiceAnswer {
       const m = service.model;
+      if (m.window !== undefined) {
+        if (at >= windowStart + m.window.ms) {
+          windowStart = Math.floor(at / m.window.ms) * m.window.ms;
+          windowCount = 0;
+        }
+        if (windowCount >= m.window.limit) {
+          return { status: 429, doneAt: at + 1, retryAfterMs: windowStart + m.window.ms - at };
+        }
+        windowCount++;
+      }
       if (m.rate !== undefined) {
         const burst = m.burst ?? Math.max(1, m.rate);
         tokens = Math.min(burst, tokens + ((at - filledAt) / 1000) * m.rate);
@@ -57,6 +92,7 @@ export function simService(model: ServiceModel): SimService & { model: ServiceMo
       if (slots.length !== m.capacity) slots = Array.from({ length: m.capacity }, (_, i) => slots[i] ?? 0);
       let first = 0;
       for (let i = 1; i < slots.length; i++) if ((slots[i] as number) < (slots[first] as number)) first = i;
+      if (m.overload && (slots[first] as number) > at) return { status: 503, doneAt: at + 1 };
       const start = Math.max(at, slots[first] as number);
       slots[first] = start + time;
       return { status: 200, doneAt: start + time };
@@ -139,16 +175,17 @@ export function simulate(
       slotsTaken--;
       const signal: AttemptSignal =
         answer.status === 200 ? 'answered' : answer.status === 429 ? 'throttled' : 'failed';
-      const pauseAll = pace.ended(sentAt, now, signal);
+      const pauseAll = pace.ended(sentAt, now, signal, answer.retryAfterMs);
       if (answer.status === 200) {
         done++;
         answeredAt.push(now);
       } else {
         if (answer.status === 429) throttled++;
         else failed++;
-        if (pauseAll) pausedUntil = Math.max(pausedUntil, now + retryAfter);
-        // The request comes back to the queue after its Retry-After (or a short backoff for a 500).
-        schedule(now + (answer.status === 429 ? retryAfter : 200), () => {
+        const wait = answer.retryAfterMs ?? retryAfter;
+        if (pauseAll) pausedUntil = Math.max(pausedUntil, now + wait);
+        // The request comes back to the queue after its Retry-After (or a short backoff for a 5xx).
+        schedule(now + (answer.status === 429 ? wait : 200), () => {
           waiting++;
           fill();
         });

@@ -192,3 +192,90 @@ describe('carried from one execution to the next (Apps Script)', () => {
     expect(next.ratePerSecond).toBeCloseTo(first.pace.ratePerSecond ?? 0, 6);
   });
 });
+
+/** Answers per second of a run over the whole of it. */
+const perSecond = (r: SimResult, requests: number) => (requests / r.endedAt) * 1000;
+
+/** The best of the fixed settings a user could have chosen (8, 16, 32, 64), on the same service. */
+function bestFixed(model: Parameters<typeof simService>[0], requests: number): number {
+  return Math.max(
+    ...[8, 16, 32, 64].map((fixed) =>
+      perSecond(simulate(simService(model), requests, { fixedConcurrency: fixed }), requests),
+    ),
+  );
+}
+
+describe('a real service: latency that jitters with a long tail (log-normal)', () => {
+  const REQUESTS = 10_000;
+  const SEEDS = [1, 2, 3];
+
+  it.each([0.25, 0.5, 1, 1.25])(
+    'no limit, σ %s: up to the maximum in flight, at least 0.9 of the best fixed setting',
+    (sigma) => {
+      for (const seed of SEEDS) {
+        const model = { latencyMs: 120, sigma, seed };
+        const r = simulate(simService(model), REQUESTS);
+        expect(perSecond(r, REQUESTS) / bestFixed(model, REQUESTS), `seed ${seed}`).toBeGreaterThanOrEqual(
+          0.9,
+        );
+        expect(r.trace.at(-1)?.concurrency, `seed ${seed}`).toBe(DEFAULT_MAX_CONCURRENCY);
+      }
+    },
+  );
+
+  it.each([
+    { capacity: 16, latencyMs: 50, sigma: 0.5 },
+    { capacity: 16, latencyMs: 50, sigma: 1 },
+    { capacity: 32, latencyMs: 80, sigma: 1 },
+  ])(
+    'behind a capacity of $capacity, σ $sigma: at least 0.9 of the best fixed setting, held near the knee',
+    (base) => {
+      for (const seed of SEEDS) {
+        const model = { ...base, seed };
+        const r = simulate(simService(model), REQUESTS);
+        expect(perSecond(r, REQUESTS) / bestFixed(model, REQUESTS), `seed ${seed}`).toBeGreaterThanOrEqual(
+          0.9,
+        );
+        // The service's queue is not filled up to the controller's own maximum.
+        const held = traceAfter(r, 5000).map((t) => t.concurrency);
+        expect(Math.max(...held), `seed ${seed}`).toBeLessThanOrEqual(2.5 * base.capacity);
+      }
+    },
+  );
+
+  it('a latency that steps up mid-run (120 to 360 ms, no limit): back at the best fixed rate within seconds', () => {
+    const step = (fixed?: number) => {
+      const service = simService({ latencyMs: 120, sigma: 0.5 });
+      return simulate(service, 30_000, {
+        ...(fixed ? { fixedConcurrency: fixed } : {}),
+        onTick: (at) => {
+          if (at >= 10_000) service.model.latencyMs = 360;
+        },
+      });
+    };
+    const auto = step();
+    const fixed = step(DEFAULT_MAX_CONCURRENCY);
+    // A queue of ours would have shrunk with the cuts; this one did not: the baseline is measured
+    // anew, and the pace found afresh.
+    expect(rateBetween(auto, 25_000, 45_000)).toBeGreaterThanOrEqual(
+      0.9 * rateBetween(fixed, 25_000, 45_000),
+    );
+  });
+});
+
+describe('a real service: overload and windows', () => {
+  it('503 at once beyond a capacity of 16 (no queue, no Retry-After): few refused, near the ceiling', () => {
+    const model = { capacity: 16, latencyMs: 50, sigma: 0.5, overload: true };
+    const r = simulate(simService(model), 10_000);
+    expect(r.failed / r.attempts).toBeLessThanOrEqual(0.03);
+    // The ceiling: 16 at once, each for the mean of the log-normal service time.
+    const ceiling = (16 / (50 * Math.exp(0.5 ** 2 / 2))) * 1000;
+    expect(perSecond(r, 10_000) / ceiling).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('600 requests per fixed 10 s window, 429 with Retry-After to the window end: near 60/s, few refused', () => {
+    const r = simulate(simService({ latencyMs: 120, sigma: 0.5, window: { limit: 600, ms: 10_000 } }), 6000);
+    expect(perSecond(r, 6000) / 60).toBeGreaterThanOrEqual(0.9);
+    expect(share429(r)).toBeLessThanOrEqual(0.03);
+  });
+});

@@ -34,9 +34,9 @@ export interface PaceState {
   nextStartAt: number;
   /** Round-trip latency, smoothed over a few rounds (ms). */
   latency: number | undefined;
-  /** The lowest smoothed latency in this baseline period and the one before. */
+  /** The service's latency with no queue of ours: measured with half the limit, then the lowest since (ms). */
   baseline: number | undefined;
-  previousBaseline: number | undefined;
+  /** When the baseline was last measured with the limit halved (or the run started). */
   baselineSince: number;
   change: PaceChange;
   changedAt: number;

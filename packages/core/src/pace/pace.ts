@@ -8,7 +8,12 @@
 //   concurrency limit follows TCP Vegas as Netflix's concurrency-limits applies it: each round trip,
 //   the queue the service holds for us is estimated as limit x (1 - baseline / latency); below
 //   alpha the limit grows (doubling per round trip at first, as TCP's slow start; then by one), above
-//   beta it shrinks. 5xx and timeouts cut it by a tenth (AIMD), once per round trip.
+//   beta (two round trips in a row) it shrinks, by a quarter at most. Real latency is noisy, with a
+//   long tail, so each round is judged on its whole cohort (round.ts), a latency counts as a queue
+//   only past what the measured noise explains (latency-noise.ts), and the baseline is measured
+//   anew with the limit halved (baseline.ts). 5xx, timeouts and refused connections (an overloaded
+//   backend answering 503 at once) cut it by a tenth, and it stays under the limit that drew them
+//   for a while.
 // - Rate: a gateway lets so many through per second and answers 429 past it; a 429 cuts the rate
 //   and CUBIC grows it back (rate-estimate.ts). Requests are spaced 1/rate apart, so the run sits
 //   just under the bucket instead of bouncing off it.
@@ -17,10 +22,13 @@
 // used up): then every request waits as long as Retry-After says, as before there was a controller.
 // A number fixed by the user (--concurrency 8) turns all this off: the run keeps that many in flight,
 // and a 429 pauses every request, as it always has.
+import { Baseline } from './baseline.js';
 import { EventWindow } from './event-window.js';
+import { LatencyNoise } from './latency-noise.js';
 import type { PaceChange } from './pace-changes.js';
 import type { AttemptSignal, PaceOptions, PaceReading, PaceState } from './pace-state.js';
 import { cutRate, grownRate } from './rate-estimate.js';
+import { cohortMedian, inCohort, isJudged, newRound, type Round } from './round.js';
 
 export type { AttemptSignal, PaceOptions, PaceReading, PaceState };
 
@@ -30,38 +38,17 @@ export const INITIAL_CONCURRENCY = 8;
 
 /** A 429 without Retry-After pauses this long, when it pauses everything. */
 const DEFAULT_PAUSE_MS = 1000;
+/** A queue cuts the limit to no less than this share of it per round trip. */
+const MAX_CUT = 0.75;
+/** After a 5xx or a timeout, the limit stays under the one that drew it this long, then tries it again. */
+const REFUSED_HOLD_MS = 5000;
 /** A shrinking limit never goes below one; 5xx and timeouts cut it by this share. */
 const FAILURE_CUT = 0.9;
 /** Answers and sends are counted over this window (or two baselines, if longer, up to the most). */
 const WINDOW_MS = 1000;
 const MAX_WINDOW_MS = 30_000;
-/** The baseline (the service's latency with no queue) is the lowest of the last two such periods. */
-const BASELINE_PERIOD_MS = 15_000;
-/** A round trip needs this many answers before it is judged (fewer when fewer are in flight, but 3). */
-const ROUND_ANSWERS = 10;
-const MIN_ROUND_ANSWERS = 3;
-/** Latency within this share of the baseline is noise, not a queue. */
-const LATENCY_NOISE = 0.05;
-
-interface Round {
-  startedAt: number;
-  latencies: number[];
-  failed: number;
-  answers: number;
-  /** Whether the limit was reached while the round was open: growing is pointless otherwise. */
-  saturated: boolean;
-  /** The most in flight while the round was open. */
-  peakInFlight: number;
-}
-
-const newRound = (at: number): Round => ({
-  startedAt: at,
-  latencies: [],
-  failed: 0,
-  answers: 0,
-  saturated: false,
-  peakInFlight: 0,
-});
+/** Requests sent lately before a 429 tells anything (a rate, or a refusal of everything). */
+const MIN_SENT = 3;
 
 export class Pace {
   /** 429 answers seen. */
@@ -88,6 +75,12 @@ export class Pace {
   /** When the rate last grew (or could have): its growth is counted from there. */
   private grownAt: number | undefined;
   private throttleLatency = 0;
+  private readonly noise = new LatencyNoise();
+  private readonly baseline: Baseline;
+  /** The limit at which the service last failed or refused, and when: growth stops under it a while. */
+  private refusedAt: { limit: number; at: number } | undefined;
+  /** Whether the last round judged saw a queue (a cut needs two in a row). */
+  private queuedLastRound = false;
 
   constructor(options: PaceOptions = {}, now = 0, state?: PaceState) {
     this.fixed = options.fixedConcurrency;
@@ -106,12 +99,12 @@ export class Pace {
           nextStartAt: now,
           latency: undefined,
           baseline: undefined,
-          previousBaseline: undefined,
           baselineSince: now,
           change: this.fixed === undefined ? 'start' : 'fixed',
           changedAt: now,
         };
     this.round = newRound(now);
+    this.baseline = new Baseline(this.state);
   }
 
   /** Whether the user fixed the number in flight (the controller then only counts). */
@@ -121,7 +114,8 @@ export class Pace {
 
   /** Requests that may be in flight now. */
   get concurrency(): number {
-    return this.fixed ?? Math.max(1, Math.floor(this.state.limit));
+    const limit = Math.min(this.state.limit, this.baseline.probeLimit ?? Number.POSITIVE_INFINITY);
+    return this.fixed ?? Math.max(1, Math.floor(limit));
   }
 
   /** Requests that may start per second now, or undefined when only the concurrency limits them. */
@@ -156,6 +150,7 @@ export class Pace {
       this.measureFrom = Math.max(this.measureFrom, now);
     }
     this.sends.add(now, count);
+    if (this.round.closedAt === undefined) this.round.cohort += count;
     this.round.peakInFlight = Math.max(this.round.peakInFlight, this.inFlight);
     // The limit is in use: all of it, or (while doubling, when sends are spaced over the round trip)
     // half of it, as RFC 7661 validates TCP's window.
@@ -173,22 +168,30 @@ export class Pace {
     if (this.fixed !== undefined) return signal === 'throttled';
     if (signal === 'throttled') return this.onThrottled(sentAt, now, retryAfterMs ?? DEFAULT_PAUSE_MS);
     this.refusedInARow = 0;
+    // A round that sent nothing yet starts again here: its cohort is what goes out from now on.
+    if (this.round.cohort === 0) this.round = newRound(now);
+    const round = this.round;
+    // Only the round's own cohort is judged, and only once more than half of it is back: the first
+    // answers to come back are the fast ones, so a round judged on them would take the service for
+    // faster than it is (and a long tail for a queue).
+    const member = inCohort(round, sentAt);
+    if (member) round.closedAt ??= now;
     if (signal === 'answered') {
       this.answers.add(now);
-      this.round.latencies.push(now - sentAt);
+      this.noise.add(now - sentAt);
+      if (member) round.latencies.push(now - sentAt);
       this.growRate(now);
       // Slow start: one more in flight per answer, so the limit doubles over a round trip while the
       // extra requests go out one answer at a time, not all at once when a round ends. Only while
       // the round has had half of the limit as it now stands in flight (RFC 7661's validation): a
       // client too busy to send what it may (reading its file as it starts, on a loaded machine)
       // would otherwise let the limit run far ahead of what it has tried, then send all of it.
-      if (this.state.slowStart && this.round.peakInFlight >= this.concurrency / 2) {
+      if (this.state.slowStart && round.peakInFlight >= this.concurrency / 2) {
         this.grow(this.state.limit + 1, now);
       }
-    } else this.round.failed++;
-    this.round.answers++;
-    const enough = Math.max(MIN_ROUND_ANSWERS, Math.min(ROUND_ANSWERS, this.concurrency));
-    if (sentAt >= this.round.startedAt && this.round.answers >= enough) this.endRound(now);
+    } else if (member) round.failed++;
+    if (member) round.answers++;
+    if (isJudged(round, now)) this.endRound(now);
     return false;
   }
 
@@ -222,53 +225,67 @@ export class Pace {
     return { ...this.state };
   }
 
-  // A round trip is over: judge the latency and the failures it saw.
+  // A round trip is over: judge the latency and the failures its cohort saw.
   private endRound(now: number): void {
     const round = this.round;
     this.round = newRound(now);
     const s = this.state;
     if (round.failed > 0) {
       s.slowStart = false;
+      // An overloaded backend answers 503 (or drops the connection) at once rather than queue: the
+      // limit that drew it is remembered, and the pace stays just under it for a while instead of
+      // bouncing off it every few round trips (as CUBIC holds near the window that lost a packet).
+      this.refusedAt = { limit: s.limit, at: now };
       if (s.limit > 1) {
         s.limit = Math.max(1, s.limit * FAILURE_CUT);
         this.changed('slower-failing', now);
       }
       return;
     }
-    const median = medianOf(round.latencies);
+    const median = cohortMedian(round.latencies, round.cohort);
     if (median === undefined || median <= 0) return;
     s.latency = s.latency === undefined ? median : s.latency * 0.7 + median * 0.3;
-    const baseline = this.baselineAfter(s.latency, now);
+    const step = this.baseline.step(round, s.latency, s.limit, s.slowStart, now);
+    // The service itself got slower (not our queue): find the pace afresh, doubling.
+    if (step === 'slower-service') s.slowStart = true;
+    if (step !== 'judge') return;
+    const baseline = this.baseline.value as number;
     // In slow start each round's own median: the limit doubles per round, so waiting for the
     // smoothed figure would double it once too often.
     const latency = s.slowStart ? median : s.latency;
     const limit = s.limit;
-    const queue = Math.max(0, limit * (1 - (baseline * (1 + LATENCY_NOISE)) / latency));
+    // A latency within what the noise of a cohort's median explains is no queue.
+    const noise = this.noise.tolerance(round.cohort, this.baseline.answers);
+    const queue = Math.max(0, limit * (1 - (baseline * noise) / latency));
     const log = Math.log10(Math.max(limit, 1));
     const alpha = Math.max(2, 3 * log);
     const beta = Math.max(4, 6 * log);
-    if (queue > beta || (s.slowStart && queue > alpha)) {
+    const queueing = queue > beta || (s.slowStart && queue > alpha);
+    // Two round trips in a row, unless the queue is far past beta: over hundreds of rounds a long
+    // tail puts one median past any bound now and then, and a cut for nothing costs seconds.
+    const confirmed = queueing && (this.queuedLastRound || queue > 2 * beta);
+    this.queuedLastRound = queueing;
+    if (confirmed) {
       s.slowStart = false;
-      const next = Math.max(1, Math.min(limit - 1, (limit * baseline) / latency + alpha));
+      // Cuts that did not bring the latency down: measure the baseline anew instead.
+      if (this.baseline.cut(median, limit)) return;
+      // At most a quarter per round trip: a real queue is cut again at the next.
+      const next = Math.max(1, limit * MAX_CUT, Math.min(limit - 1, (limit * baseline) / latency + alpha));
       if (Math.floor(next) < Math.floor(limit)) this.changed('slower-queueing', now);
       s.limit = next;
-    } else if (round.saturated && queue < alpha && !s.slowStart) this.grow(limit + 1, now);
+    } else if (round.saturated && queue < alpha && !s.slowStart) {
+      this.baseline.grew(limit + 1);
+      this.grow(limit + 1, now);
+    }
   }
 
   private grow(limit: number, now: number): void {
-    const next = Math.min(this.maxConcurrency, limit);
+    let next = Math.min(this.maxConcurrency, limit);
+    const refused = this.refusedAt;
+    if (refused && now - refused.at < REFUSED_HOLD_MS) next = Math.min(next, Math.max(1, refused.limit - 1));
+    if (refused && now - refused.at >= REFUSED_HOLD_MS) this.refusedAt = undefined;
     if (Math.floor(next) > Math.floor(this.state.limit)) this.changed('faster', now);
     this.state.limit = Math.max(this.state.limit, next);
-  }
-
-  private baselineAfter(latency: number, now: number): number {
-    const s = this.state;
-    if (s.baseline === undefined || now - s.baselineSince >= BASELINE_PERIOD_MS) {
-      s.previousBaseline = s.baseline;
-      s.baseline = latency;
-      s.baselineSince = now;
-    } else s.baseline = Math.min(s.baseline, latency);
-    return Math.min(s.baseline, s.previousBaseline ?? Number.POSITIVE_INFINITY);
   }
 
   private onThrottled(sentAt: number, now: number, pauseMs: number): boolean {
@@ -290,7 +307,7 @@ export class Pace {
     // Everything sent lately was refused (three at least): the service refuses everything (its
     // allowance is used up). That is no pace to find: every request waits as Retry-After says, the rate is left as
     // it was, and what is sent after the pause is measured afresh.
-    if (sent >= MIN_ROUND_ANSWERS && letThrough === 0) {
+    if (sent >= MIN_SENT && letThrough === 0) {
       if (sentAt >= this.pausedAt) this.refusedInARow++;
       this.pausedAt = now;
       this.measureFrom = now + pauseMs;
@@ -300,7 +317,7 @@ export class Pace {
     // One cut per round trip of a 429 (the 429s of requests sent before the cut say nothing new),
     // and only once enough was sent to judge by.
     if (now - this.lastThrottleAt < Math.max(100, 2 * this.throttleLatency)) return false;
-    if (sent < MIN_ROUND_ANSWERS) return false;
+    if (sent < MIN_SENT) return false;
     this.lastThrottleAt = now;
     cutRate(s, sent, letThrough, Math.max(now - since, 100) / 1000, now);
     this.changed('slower-throttled', now);
@@ -341,10 +358,4 @@ export class Pace {
     this.state.change = change;
     this.state.changedAt = now;
   }
-}
-
-function medianOf(values: number[]): number | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
