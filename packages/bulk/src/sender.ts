@@ -26,6 +26,7 @@
 import { setMaxListeners } from 'node:events';
 import {
   type AttemptSignal,
+  readRateLimit,
   abortableSleep,
   buildRequest,
   type CleanInput,
@@ -180,6 +181,9 @@ export class Sender {
         if (error instanceof Abandoned || options.abandonSignal?.aborted) state.abandoned = true;
         throw error;
       }
+      // A gateway that says what is left of its count: spread it until the reset (core's rate-headers.ts).
+      const hint = readRateLimit(response.headers, options.now());
+      if (hint) this.pace.rateLimitHint(hint);
       if (response.status === 429) {
         this.throttled++;
         const retryAfterMs = parseRetryAfter(response.headers['retry-after'], options.now());

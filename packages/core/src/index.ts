@@ -22,6 +22,7 @@ export * from './openapi.js';
 export type { CountedAs, GroupField, LeafField, Looks, OutputField, OutputShape } from './outputs.js';
 export * from './pace/pace.js';
 export * from './pace/pace-changes.js';
+export { type RateLimitHint, readRateLimit } from './pace/rate-headers.js';
 export * from './request.js';
 export * from './request-key.js';
 export * from './response.js';

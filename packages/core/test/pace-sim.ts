@@ -3,13 +3,15 @@
 // latency; the client sends as the bulk engine does (a slot per request in flight, the request
 // waiting in its slot for its turn), retries a 429 after its Retry-After, and pauses everyone when
 // the controller says so. Deterministic: no randomness, no timers.
-import { type AttemptSignal, Pace, type PaceOptions } from '../src/index.js';
+import { type AttemptSignal, Pace, type PaceOptions, type RateLimitHint } from '../src/index.js';
 
 export interface ServiceAnswer {
   readonly status: 200 | 429 | 500 | 503;
   readonly doneAt: number;
   /** A 429's Retry-After, when the service sends one. */
   readonly retryAfterMs?: number;
+  /** What the window's headers said: remaining requests and when the count starts again. */
+  readonly rateLimit?: RateLimitHint;
 }
 
 export interface SimService {
@@ -26,7 +28,7 @@ export interface ServiceModel {
   /** Past the capacity, answer 503 at once instead of queueing (an overloaded backend, no Retry-After). */
   overload?: boolean;
   /** N requests per fixed window (a gateway's "per minute"): past it, 429 with Retry-After to the window's end. */
-  window?: { readonly limit: number; readonly ms: number };
+  window?: { readonly limit: number; readonly ms: number; readonly headers?: boolean };
 
   /** Service time of one request (ms). */
   latencyMs: number;
@@ -74,30 +76,44 @@ export function simService(model: ServiceModel): SimService & { model: ServiceMo
           windowStart = Math.floor(at / m.window.ms) * m.window.ms;
           windowCount = 0;
         }
+        const rateLimit = m.window.headers
+          ? { remaining: Math.max(0, m.window.limit - windowCount - 1), resetAt: windowStart + m.window.ms }
+          : undefined;
         if (windowCount >= m.window.limit) {
-          return { status: 429, doneAt: at + 1, retryAfterMs: windowStart + m.window.ms - at };
+          return {
+            status: 429,
+            doneAt: at + 1,
+            retryAfterMs: windowStart + m.window.ms - at,
+            ...(rateLimit ? { rateLimit } : {}),
+          };
         }
         windowCount++;
+        const answer = served(m, at);
+        return rateLimit ? { ...answer, rateLimit } : answer;
       }
-      if (m.rate !== undefined) {
-        const burst = m.burst ?? Math.max(1, m.rate);
-        tokens = Math.min(burst, tokens + ((at - filledAt) / 1000) * m.rate);
-        filledAt = at;
-        if (tokens < 1) return { status: 429, doneAt: at + 1 };
-        tokens -= 1;
-      }
-      const time = serviceTime(m);
-      if (m.failing?.(at)) return { status: 500, doneAt: at + time };
-      if (m.capacity === undefined) return { status: 200, doneAt: at + time };
-      if (slots.length !== m.capacity) slots = Array.from({ length: m.capacity }, (_, i) => slots[i] ?? 0);
-      let first = 0;
-      for (let i = 1; i < slots.length; i++) if ((slots[i] as number) < (slots[first] as number)) first = i;
-      if (m.overload && (slots[first] as number) > at) return { status: 503, doneAt: at + 1 };
-      const start = Math.max(at, slots[first] as number);
-      slots[first] = start + time;
-      return { status: 200, doneAt: start + time };
+      return served(m, at);
     },
   };
+  // Behind the window: the bucket, then the backend.
+  function served(m: ServiceModel, at: number): ServiceAnswer {
+    if (m.rate !== undefined) {
+      const burst = m.burst ?? Math.max(1, m.rate);
+      tokens = Math.min(burst, tokens + ((at - filledAt) / 1000) * m.rate);
+      filledAt = at;
+      if (tokens < 1) return { status: 429, doneAt: at + 1 };
+      tokens -= 1;
+    }
+    const time = serviceTime(m);
+    if (m.failing?.(at)) return { status: 500, doneAt: at + time };
+    if (m.capacity === undefined) return { status: 200, doneAt: at + time };
+    if (slots.length !== m.capacity) slots = Array.from({ length: m.capacity }, (_, i) => slots[i] ?? 0);
+    let first = 0;
+    for (let i = 1; i < slots.length; i++) if ((slots[i] as number) < (slots[first] as number)) first = i;
+    if (m.overload && (slots[first] as number) > at) return { status: 503, doneAt: at + 1 };
+    const start = Math.max(at, slots[first] as number);
+    slots[first] = start + time;
+    return { status: 200, doneAt: start + time };
+  }
   return service;
 }
 
@@ -175,6 +191,7 @@ export function simulate(
       slotsTaken--;
       const signal: AttemptSignal =
         answer.status === 200 ? 'answered' : answer.status === 429 ? 'throttled' : 'failed';
+      if (answer.rateLimit) pace.rateLimitHint(answer.rateLimit);
       const pauseAll = pace.ended(sentAt, now, signal, answer.retryAfterMs);
       if (answer.status === 200) {
         done++;

@@ -278,4 +278,13 @@ describe('a real service: overload and windows', () => {
     expect(perSecond(r, 6000) / 60).toBeGreaterThanOrEqual(0.9);
     expect(share429(r)).toBeLessThanOrEqual(0.03);
   });
+
+  it('the same window, its count in the headers (X-RateLimit-Remaining / -Reset): spread over the window, all but no 429', () => {
+    const r = simulate(
+      simService({ latencyMs: 120, sigma: 0.5, window: { limit: 600, ms: 10_000, headers: true } }),
+      6000,
+    );
+    expect(perSecond(r, 6000) / 60).toBeGreaterThanOrEqual(0.9);
+    expect(r.throttled).toBeLessThanOrEqual(2);
+  });
 });

@@ -28,6 +28,7 @@ import { LatencyNoise } from './latency-noise.js';
 import type { PaceChange } from './pace-changes.js';
 import type { AttemptSignal, PaceOptions, PaceReading, PaceState } from './pace-state.js';
 import { cutRate, grownRate } from './rate-estimate.js';
+import { HeaderBudget, type RateLimitHint } from './rate-headers.js';
 import { cohortMedian, inCohort, isJudged, newRound, type Round } from './round.js';
 
 export type { AttemptSignal, PaceOptions, PaceReading, PaceState };
@@ -77,6 +78,7 @@ export class Pace {
   private throttleLatency = 0;
   private readonly noise = new LatencyNoise();
   private readonly baseline: Baseline;
+  private readonly header = new HeaderBudget();
   /** The limit at which the service last failed or refused, and when: growth stops under it a while. */
   private refusedAt: { limit: number; at: number } | undefined;
   /** Whether the last round judged saw a queue (a cut needs two in a row). */
@@ -135,13 +137,22 @@ export class Pace {
    * reserved: a cut in the rate applies at once to every request still waiting.
    */
   readyAt(now: number): number {
-    return this.spacing() === undefined ? now : Math.max(now, this.state.nextStartAt);
+    const at = this.spacing(now) === undefined ? now : Math.max(now, this.state.nextStartAt);
+    return Math.max(at, (this.fixed === undefined && this.header.blockedUntil(now)) || at);
+  }
+
+  /** What an answer's headers said of the service's count (rate-headers.ts): it is spread until its reset. */
+  rateLimitHint(hint: RateLimitHint): void {
+    this.header.update(hint);
+    // The count was taken before the requests still in flight reached the service.
+    this.header.spent(this.inFlight);
   }
 
   /** `count` attempts left for the service at once (a fetchAll round sends several). */
   sent(now: number, count = 1): void {
     this.inFlight += count;
-    const rate = this.spacing();
+    this.header.spent(count);
+    const rate = this.spacing(now);
     if (rate !== undefined)
       this.state.nextStartAt = Math.max(now, this.state.nextStartAt) + (count * 1000) / rate;
     if (this.fixed !== undefined) return;
@@ -212,12 +223,15 @@ export class Pace {
    * that a growing limit does not send its new requests all at once: against a bucket, such a burst
    * draws many 429s before the first one comes back.
    */
-  private spacing(): number | undefined {
+  private spacing(now: number): number | undefined {
     const s = this.state;
     const rate = this.ratePerSecond;
-    if (this.fixed !== undefined || s.rate !== undefined || s.latency === undefined) return rate;
+    if (this.fixed !== undefined) return rate;
+    const header = this.header.rate(now);
+    const limited = header === undefined ? rate : Math.min(rate ?? header, header);
+    if (s.rate !== undefined || s.latency === undefined) return limited;
     const pacing = ((s.slowStart ? 2 : 1.2) * s.limit * 1000) / s.latency;
-    return rate === undefined ? pacing : Math.min(rate, pacing);
+    return limited === undefined ? pacing : Math.min(limited, pacing);
   }
 
   /** What was learnt, to carry to another execution (Apps Script) with `new Pace(options, now, state)`. */
