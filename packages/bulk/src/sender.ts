@@ -26,7 +26,6 @@
 import { setMaxListeners } from 'node:events';
 import {
   type AttemptSignal,
-  readRateLimit,
   abortableSleep,
   buildRequest,
   type CleanInput,
@@ -39,6 +38,7 @@ import {
   Pace,
   type PaceReading,
   parseRetryAfter,
+  readRateLimit,
   type StopReason,
   sendWithRetry,
   type Transport,
