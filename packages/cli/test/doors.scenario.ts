@@ -10,6 +10,8 @@ import { closeSync, copyFileSync, openSync, readFileSync, statSync, writeFileSyn
 import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import type { SandboxServer } from '@enrich/sandbox';
+import { cellsOf, HEADER, readWorkbook, richWorkbook } from '../../bulk/test/rich-workbook.js';
+import { writeBombWorkbook } from '../../bulk/test/zip-bomb.js';
 import { CACHE_FILE } from '../src/main.js';
 import { BIN, phone, type Ran, readRecords, sandboxEnv, spawnCli, tempDir, writeCsv } from './helpers.js';
 import {
@@ -241,9 +243,90 @@ export async function spendWith(ledger: string): Promise<Ran & { signal: NodeJS.
   return enrichProcess(['spend'], { env: { ENRICH_LEDGER: ledger }, cwd: tempDir() });
 }
 
+/** Item 12: a workbook of about 400 KB whose one shared string unpacks to 400 MiB. */
+const xlsxBomb: Scenario = {
+  id: 'xlsx-bomb',
+  issue: '12. an .xlsx zip bomb (one 400 MiB shared string)',
+  run: () =>
+    withSandbox(async (server) => {
+      const dir = tempDir();
+      await writeBombWorkbook(join(dir, 'book.xlsx'), phone(1), 400);
+      const startedAt = Date.now();
+      const ran = await enrichProcess(['phone-lookup', '--in', 'book.xlsx', '--out', 'out.xlsx'], {
+        env: envOf(server, dir),
+        cwd: dir,
+      });
+      return measure(dir, sandboxCounts(server), ran, startedAt, {
+        stackTrace: String(/^\s+at |\(a bug\)/m.test(ran.stderr)),
+        said: saidFirst(ran),
+      });
+    }),
+};
+
+/** Item 15: every cell of every sheet of a workbook comes back as it was. */
+const xlsxKept: Scenario = {
+  id: 'xlsx-kept',
+  issue: '15. a workbook of three sheets: shared formula, rich text, links, merges, styles',
+  run: () =>
+    withSandbox(async (server) => {
+      const dir = tempDir();
+      await richWorkbook(join(dir, 'book.xlsx'));
+      const startedAt = Date.now();
+      const ran = await enrichProcess(
+        ['phone-lookup', '--in', 'book.xlsx', '--sheet', 'Leads', '--out', 'out.xlsx', '--quiet'],
+        { env: envOf(server, dir), cwd: dir },
+      );
+      const input = await readWorkbook(join(dir, 'book.xlsx'));
+      const output = await readWorkbook(join(dir, 'out.xlsx'));
+      let cells = 0;
+      let differ = 0;
+      for (const sheet of input.worksheets) {
+        const after = output.getWorksheet(sheet.name);
+        const now = after
+          ? cellsOf(after, sheet.name === 'Leads' ? HEADER.length : Number.POSITIVE_INFINITY)
+          : new Map();
+        for (const [address, was] of cellsOf(sheet)) {
+          cells++;
+          if (JSON.stringify(now.get(address)) !== JSON.stringify(was)) differ++;
+        }
+      }
+      return measure(dir, sandboxCounts(server), ran, startedAt, {
+        sheets: output.worksheets.map((s) => s.name).join('/'),
+        inputCells: cells,
+        cellsDiffering: differ,
+        merges: String(JSON.stringify(output.getWorksheet('Leads')?.model.merges ?? [])),
+      });
+    }),
+};
+
+/** Item 14: a 100,000-row UTF-8 file with one 0xFC (a Latin-1 "ü") in row 89,999. */
+const badByte: Scenario = {
+  id: 'utf8-bad-byte',
+  issue: '14. one bad byte in a 100,000-row UTF-8 file',
+  run: () =>
+    withSandbox(async (server) => {
+      const dir = tempDir();
+      const parts: Buffer[] = [Buffer.from('Name,Phone\n')];
+      for (let i = 1; i <= 100_000; i++) {
+        const u = i === 89_999 ? Buffer.from([0xfc]) : Buffer.from('ü');
+        parts.push(Buffer.from('M'), u, Buffer.from(`ller ${i},${phone(i % 50)}\n`));
+      }
+      writeFileSync(join(dir, 'in.csv'), Buffer.concat(parts));
+      const startedAt = Date.now();
+      const ran = await enrichProcess(['phone-lookup', '--in', 'in.csv', '--out', 'out.csv', '--quiet'], {
+        env: envOf(server, dir),
+        cwd: dir,
+      });
+      return measure(dir, sandboxCounts(server), ran, startedAt, { said: saidFirst(ran) });
+    }),
+};
+
 export const DOOR_SCENARIOS: readonly Scenario[] = [
   ...FORCE_SCENARIOS,
   ...NOT_A_FILE_SCENARIOS,
+  xlsxBomb,
+  xlsxKept,
+  badByte,
   budgetScenario(5),
   budgetScenario(12),
   budgetScenario(50),

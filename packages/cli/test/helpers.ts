@@ -16,11 +16,14 @@ export const CLI_DIR = join(import.meta.dirname, '..');
 export const BIN = join(CLI_DIR, 'bin', 'enrich.mjs');
 
 // Every test file evaluates this module afresh, so this hook is the calling file's: the folders its
-// tests made are removed when the file is done (a run used to leave a hundred behind).
+// tests made are removed when the file is done (a run used to leave a hundred behind). Outside vitest (the hostile
+// report runs the scenarios as a script) there is no file to end: they go when the process exits.
 const made: string[] = [];
-afterAll(() => {
+const removeMade = () => {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+};
+if (process.env.VITEST) afterAll(removeMade);
+else process.on('exit', removeMade);
 
 /** A fresh folder, removed when the calling test file is done. */
 export function tempDir(): string {

@@ -17,11 +17,14 @@ export const BIN = join(import.meta.dirname, '..', 'dist', 'enrich-mcp.mjs');
 export const printed: string[] = [];
 
 // Every test file evaluates this module afresh, so this hook is the calling file's: the folders its
-// tests made are removed when the file is done.
+// tests made are removed when the file is done. Outside vitest (the hostile
+// report runs the scenarios as a script) there is no file to end: they go when the process exits.
 const made: string[] = [];
-afterAll(() => {
+const removeMade = () => {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+};
+if (process.env.VITEST) afterAll(removeMade);
+else process.on('exit', removeMade);
 
 /** A fresh folder, removed when the calling test file is done. */
 export function tempDir(prefix = 'enrich-mcp-'): string {
