@@ -20,6 +20,8 @@ export interface Admission {
 export interface ServiceQueue {
   /** A request that reached the service at `at`, taking `serviceMs`, with `capacity` slots (Infinity: no limit). */
   admit(at: number, serviceMs: number, capacity: number): Admission;
+  /** Whether a request arriving at `at` would wait for a slot (every slot busy, or a queue ahead of it). */
+  wouldWait(at: number, capacity: number): boolean;
   /** The most requests in service at once (a request counts from its start to its end, itself included). */
   peakInService(): number;
   /** The most requests waiting for a slot at once. */
@@ -66,6 +68,12 @@ export function createServiceQueue(): ServiceQueue {
         head = 0;
       }
       return { start, end };
+    },
+    wouldWait(at, capacity) {
+      if (!Number.isFinite(capacity)) return false;
+      // Safe to prune now: arrivals do not go backwards, so no later start comes before `at`.
+      prune(at);
+      return lastStart > at || ends.size >= Math.max(1, Math.floor(capacity));
     },
     peakInService: () => peakInService,
     peakWaiting: () => peakWaiting,

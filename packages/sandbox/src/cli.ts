@@ -1,7 +1,7 @@
 #!/usr/bin/env -S npx tsx
 // `pnpm sandbox`: serves the sandbox until Ctrl-C. Every option also reads an environment variable.
 import { readCommand } from './command-flags.js';
-import { MAX_LATENCY_MS } from './knob-rules.js';
+import { MAX_LATENCY_MS, MAX_LATENCY_SIGMA } from './knob-rules.js';
 import { MISBEHAVE_DESCRIPTIONS, MISBEHAVE_HEADER, MISBEHAVE_MODES } from './misbehave.js';
 import { ADMIN_HEADER, DEMO_KEY } from './sandbox.js';
 import { startSandboxServer } from './server.js';
@@ -20,11 +20,21 @@ Options (environment variable in brackets):
   --latency-p99 MS      99th percentile of the service time: log-normal between the two, seeded,
                         at most ${MAX_LATENCY_MS} (SANDBOX_LATENCY_P99_MS; default: equal to --latency,
                         a fixed latency)
+  --latency-sigma S     the same spread as σ, the standard deviation of the log of the service time,
+                        0 to ${MAX_LATENCY_SIGMA}: sets the p99 (SANDBOX_LATENCY_SIGMA; default 0, fixed)
   --rate N              requests per second per key through a token bucket, else 429 with
                         Retry-After: 1 (SANDBOX_RATE; default none)
   --burst N             the most a key's bucket holds (SANDBOX_BURST; default: the rate, at least 1)
+  --no-rate-retry-after the bucket's 429 without Retry-After (SANDBOX_RATE_RETRY_AFTER=0)
+  --window-limit N      requests per key per fixed window, else 429 with Retry-After to the
+                        window's end (SANDBOX_WINDOW_LIMIT; default none)
+  --window-ms MS        the fixed window's length (SANDBOX_WINDOW_MS; default 60000)
+  --rate-headers        answers counted by the window say what is left: X-RateLimit-Limit,
+                        -Remaining, -Reset, RateLimit, RateLimit-Policy (SANDBOX_RATE_HEADERS=1)
   --capacity N          requests in service at once; more wait in a FIFO queue (SANDBOX_CAPACITY;
                         default none)
+  --overload MODE       past the capacity: queue, or 503 to answer 503 at once (SANDBOX_OVERLOAD;
+                        default queue)
   --fault-rate R        share of requests answered 500, 0 to 1 (SANDBOX_FAULT_RATE; default 0)
   --seed S              changes every synthetic record (SANDBOX_SEED; default "sandbox")
   --misbehave M1,M2     misbehave on every request (SANDBOX_MISBEHAVE; default none); one request
@@ -62,10 +72,23 @@ const server = await startSandboxServer(options).catch((error: NodeJS.ErrnoExcep
 function loadLine(): string {
   const knobs = server.sandbox.knobs();
   const parts: string[] = [];
-  if (Number.isFinite(knobs.rate)) parts.push(`${knobs.rate} requests/s per key (burst ${knobs.burst})`);
-  if (Number.isFinite(knobs.capacity)) parts.push(`${knobs.capacity} in service at once`);
-  if (knobs.latencyP99Ms > knobs.latencyMs)
-    parts.push(`latency median ${knobs.latencyMs} ms, p99 ${knobs.latencyP99Ms} ms`);
+  if (Number.isFinite(knobs.rate)) {
+    const silent = knobs.rateRetryAfter ? '' : ', 429 without Retry-After';
+    parts.push(`${knobs.rate} requests/s per key (burst ${knobs.burst}${silent})`);
+  }
+  if (Number.isFinite(knobs.windowLimit)) {
+    const told = knobs.rateHeaders ? ', with rate headers' : '';
+    parts.push(`${knobs.windowLimit} requests per ${knobs.windowMs} ms window per key${told}`);
+  }
+  if (Number.isFinite(knobs.capacity)) {
+    const past = knobs.overload === '503' ? ', 503 past it' : '';
+    parts.push(`${knobs.capacity} in service at once${past}`);
+  }
+  if (knobs.latencyP99Ms > knobs.latencyMs) {
+    const p99 = Math.round(knobs.latencyP99Ms * 10) / 10;
+    const sigma = Math.round(knobs.latencySigma * 1000) / 1000;
+    parts.push(`latency median ${knobs.latencyMs} ms, p99 ${p99} ms (σ ${sigma})`);
+  }
   return parts.length > 0 ? `\n  Service model: ${parts.join('; ')}` : '';
 }
 

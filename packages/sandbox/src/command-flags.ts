@@ -3,8 +3,18 @@
 // rule in knob-rules.ts, the one configure and code use; the server's own flags (port, host, https,
 // keys, seed) have theirs here. A flag's value is the argument after it whatever it starts with, so
 // `--latency -5` is refused by --latency's rule (node:util's parseArgs called it "ambiguous" and
-// threw, and the command ended in a stack trace).
-import { type Checked, checkMisbehave, checkNumber, KNOB_RULES, type NumberRule } from './knob-rules.js';
+// threw, and the command ended in a stack trace). A switch knob's flag takes no value and sets the
+// knob one way (`--rate-headers` on, `--no-rate-retry-after` off); its variable holds the knob's
+// value, 1 or 0, so that either setting can come from the environment.
+import {
+  type Checked,
+  checkKnob,
+  checkMisbehave,
+  checkNumber,
+  KNOB_RULES,
+  type NumberRule,
+  type SwitchFlag,
+} from './knob-rules.js';
 import { changedKnobs, initialKnobs, type SandboxKnobs } from './knobs.js';
 import type { ServerOptions } from './server.js';
 
@@ -16,9 +26,12 @@ export interface CommandFlag {
   readonly value?: string;
 }
 
-const KNOB_FLAGS: readonly CommandFlag[] = KNOB_RULES.flatMap(({ flag }) =>
-  flag === undefined ? [] : [{ flag: flag.name, variable: flag.variable, value: flag.placeholder }],
-);
+const KNOB_FLAGS: readonly CommandFlag[] = KNOB_RULES.flatMap(({ flag }) => {
+  if (flag === undefined) return [];
+  return 'sets' in flag
+    ? [{ flag: flag.name, variable: flag.variable }]
+    : [{ flag: flag.name, variable: flag.variable, value: flag.placeholder }];
+});
 
 /** Every flag the command takes, with its environment variable: README's Options table lists them. */
 export const COMMAND_FLAGS: readonly CommandFlag[] = [
@@ -33,7 +46,7 @@ export const COMMAND_FLAGS: readonly CommandFlag[] = [
 ];
 
 /** A TCP port; 0 asks the system for a free one. */
-const PORT_RULE: NumberRule = { whole: true, min: 0, max: 65535 };
+const PORT_RULE: NumberRule = { kind: 'number', whole: true, min: 0, max: 65535 };
 
 export type CommandRead =
   | { readonly ok: true; readonly help: boolean; readonly options: ServerOptions }
@@ -42,6 +55,8 @@ export type CommandRead =
 /** A flag's text, from the flag or else its variable, with the name the user gave it. */
 type Text = { readonly text: string; readonly name: string };
 type TextOf = (flag: string) => Text | undefined;
+/** A switch's value, from its flag or else its variable (1 or 0), with the name the user gave it; or why not. */
+type SwitchOf = (flag: SwitchFlag) => Checked<{ readonly value: boolean; readonly name: string } | undefined>;
 
 /** Reads the command line and the environment into the server's options, or says what is wrong. */
 export function readCommand(
@@ -59,7 +74,16 @@ export function readCommand(
     const fromEnv = variable === undefined ? undefined : env[variable];
     return variable !== undefined && fromEnv ? { text: fromEnv, name: variable } : undefined;
   };
-  const knobs = knobOptions(textOf);
+  const switchOf: SwitchOf = (flag) => {
+    if (flags.values.has(flag.name)) return { ok: true, value: { value: flag.sets, name: `--${flag.name}` } };
+    const text = env[flag.variable];
+    if (!text) return { ok: true, value: undefined };
+    if (text !== '1' && text !== '0') {
+      return { ok: false, message: `${flag.variable} takes 1 (on) or 0 (off); got ${JSON.stringify(text)}` };
+    }
+    return { ok: true, value: { value: text === '1', name: flag.variable } };
+  };
+  const knobs = knobOptions(textOf, switchOf);
   if (!knobs.ok) return knobs;
   const port = textOf('port');
   const portNumber = port === undefined ? { ok: true as const, value: 8787 } : numberFlag(PORT_RULE, port);
@@ -90,19 +114,39 @@ export function readCommand(
 }
 
 /** The knobs the flags and variables set, each checked by its rule, then the rules that tie two. */
-function knobOptions(textOf: TextOf): Checked<Partial<SandboxKnobs>> {
+function knobOptions(textOf: TextOf, switchOf: SwitchOf): Checked<Partial<SandboxKnobs>> {
   const knobs: Record<string, unknown> = {};
   const names = new Map<keyof SandboxKnobs, string>();
   for (const { knob, rule, flag } of KNOB_RULES) {
-    const given = flag === undefined ? undefined : textOf(flag.name);
-    if (flag === undefined || given === undefined) continue;
+    if (flag === undefined) continue;
+    if ('sets' in flag) {
+      const given = switchOf(flag);
+      if (!given.ok) return given;
+      if (given.value === undefined) continue;
+      knobs[knob] = given.value.value;
+      names.set(knob, given.value.name);
+      continue;
+    }
+    const given = textOf(flag.name);
+    if (given === undefined) continue;
+    names.set(knob, given.name);
+    if (rule.kind === 'choice') {
+      const checked = checkKnob(rule, given.text, {
+        name: given.name,
+        shown: JSON.stringify(given.text),
+        nullable: false,
+      });
+      if (!checked.ok) return checked;
+      knobs[knob] = checked.value;
+      continue;
+    }
+    if (rule.kind !== 'number') continue;
     // A flag in another unit is checked in its own (its bounds scaled), then converted.
     const scale = flag.unit?.toKnob ?? 1;
     const max = rule.max === undefined ? undefined : rule.max / scale;
     const checked = numberFlag({ ...rule, min: rule.min / scale, max }, given, flag.unit?.name);
     if (!checked.ok) return checked;
     knobs[knob] = (checked.value as number) * scale;
-    names.set(knob, given.name);
   }
   const misbehave = textOf('misbehave');
   if (misbehave !== undefined) {

@@ -50,6 +50,15 @@ export function errorAnswer(
   return answer(status, { status, error: message }, extraHeaders, delayMs);
 }
 
+/** The answer with `extra` headers added (the same answer when there are none). */
+export function withHeaders(
+  response: SandboxResponse,
+  extra: Readonly<Record<string, string>>,
+): SandboxResponse {
+  if (Object.keys(extra).length === 0) return response;
+  return { ...response, headers: { ...response.headers, ...extra } };
+}
+
 /** A request header by its lower-case name, whatever the case it was sent in. */
 export function header(request: SandboxRequest, name: string): string | undefined {
   for (const [key, value] of Object.entries(request.headers)) {

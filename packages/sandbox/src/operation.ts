@@ -1,8 +1,11 @@
 // One call of an operation, from the request to the answer, in the order a real deployment would
 // check it: misbehaviours in front of the service → not POST 405 → x-api-key missing or unknown
-// 401 → the key's token bucket empty 429 (a gateway, answered at once) → Content-Type not JSON 415
-// → body not a JSON object 400 → unknown field, non-string value, broken bound or requirement rule
-// 400 → allowance used up 429 → the service: reserved input or injected fault → 200 record. The
+// 401 → the key's token bucket empty 429, then the key's fixed window spent 429 (a gateway,
+// answered at once) → Content-Type not JSON 415 → body not a JSON object 400 → unknown field,
+// non-string value, broken bound or requirement rule 400 → allowance used up 429 → every slot of
+// the service busy 503 (with `overload` at '503', at once) → the service: reserved input or
+// injected fault → 200 record. With `rateHeaders`, every answer the window counted says what is
+// left of it. The
 // order is the contract clients are tested against (which status wins when a request is wrong in
 // two ways), so it is kept in one function here, with the parts it consults (knobs, allowance,
 // service model, buckets) passed in. The sandbox is strict where a lenient server would hide
@@ -17,15 +20,19 @@ import {
   parseJson,
   type SandboxRequest,
   type SandboxResponse,
+  withHeaders,
 } from './exchange.js';
+import type { FixedWindows } from './fixed-window.js';
 import type { SandboxKnobs } from './knobs.js';
 import {
   frontMode,
   MISBEHAVE_HEADER,
+  type MisbehaveMode,
   misbehavingAnswer,
   parseMisbehave,
   retryAfterDate,
 } from './misbehave.js';
+import { rateLimitHeaders, secondsUntil } from './rate-headers.js';
 import { reservedOutcome, SLOW_MS } from './reserved.js';
 import type { ServiceModel } from './service.js';
 import { syntheticRecord } from './synthetic.js';
@@ -40,11 +47,22 @@ export interface OperationContext {
   /** Where `redirect` points. */
   readonly redirectOrigin: string;
   readonly buckets: TokenBuckets;
+  readonly windows: FixedWindows;
   readonly allowances: Allowances;
   readonly service: ServiceModel;
 }
 
 const SPENT = 'The maximum number of transactions allowed has been reached';
+
+/** An error answer that takes, unless told otherwise, the fixed latency: it did not reach the service. */
+function errorOf(knobs: Readonly<SandboxKnobs>) {
+  return (
+    status: number,
+    message: string,
+    extraHeaders: Record<string, string> = {},
+    delayMs = knobs.latencyMs,
+  ) => errorAnswer(status, message, extraHeaders, delayMs);
+}
 
 /** The answer to a request for `op` that arrived at `arrival`. */
 export function handleOperation(
@@ -53,16 +71,8 @@ export function handleOperation(
   arrival: number,
   ctx: OperationContext,
 ): SandboxResponse {
-  const { knobs, now, allowances, service } = ctx;
-  // By default the fixed latency: the answer did not reach the service.
-  const error = (
-    status: number,
-    message: string,
-    extraHeaders: Record<string, string> = {},
-    delayMs = knobs.latencyMs,
-  ) => errorAnswer(status, message, extraHeaders, delayMs);
-  const serviceDelay = (extraMs = 0) => service.delay(arrival, extraMs);
-
+  const { knobs, now } = ctx;
+  const error = errorOf(knobs);
   const asked = parseMisbehave(header(request, MISBEHAVE_HEADER));
   if (!asked.ok) return error(400, asked.message);
   const modes = [...new Set([...knobs.misbehave, ...asked.modes])];
@@ -79,10 +89,36 @@ export function handleOperation(
     return error(
       429,
       `Too many requests: the rate limit is ${knobs.rate} per second per key`,
-      { 'retry-after': '1' },
+      knobs.rateRetryAfter ? { 'retry-after': '1' } : {},
       0,
     );
   }
+  const counted = ctx.windows.take(apiKey, arrival);
+  const limitHeaders =
+    counted !== undefined && knobs.rateHeaders ? rateLimitHeaders(counted, knobs.windowMs, arrival) : {};
+  if (counted !== undefined && !counted.allowed) {
+    return error(
+      429,
+      `Too many requests: the limit is ${counted.limit} per ${knobs.windowMs / 1000} s per key`,
+      { 'retry-after': String(secondsUntil(counted.resetAt, arrival)), ...limitHeaders },
+      0,
+    );
+  }
+  return withHeaders(pastGateway(op, request, arrival, ctx, apiKey, modes), limitHeaders);
+}
+
+/** The answer to a request the gateway let through: from the body's checks to the service's answer. */
+function pastGateway(
+  op: Operation,
+  request: SandboxRequest,
+  arrival: number,
+  ctx: OperationContext,
+  apiKey: string,
+  modes: readonly MisbehaveMode[],
+): SandboxResponse {
+  const { knobs, allowances, service } = ctx;
+  const error = errorOf(knobs);
+  const serviceDelay = (extraMs = 0) => service.delay(arrival, extraMs);
   const contentType = header(request, 'content-type') ?? '';
   if (!/^application\/json\b/i.test(contentType)) {
     return error(415, 'Content-Type must be application/json');
@@ -105,6 +141,14 @@ export function handleOperation(
   }
   const bill = () => allowances.bill(account);
   const reserved = reservedOutcome(op.inputs, input);
+  // The reserved 429 stands for the allowance, answered in front of the service.
+  if (reserved === 'allowance') {
+    return error(429, SPENT, { 'retry-after': String(knobs.retryAfterSeconds) });
+  }
+  // An overloaded backend turns the request away before any work: not billed, no slot, no fault drawn.
+  if (service.overloaded(arrival)) {
+    return error(503, `Service overloaded: all ${knobs.capacity} slots are busy`, {}, 0);
+  }
   switch (reserved) {
     case 'no-match':
       bill();
@@ -114,8 +158,6 @@ export function handleOperation(
       return error(440, 'Too many results; refine the search criteria', {}, serviceDelay());
     case 'fault':
       return error(500, 'System error (reserved input)', {}, serviceDelay());
-    case 'allowance':
-      return error(429, SPENT, { 'retry-after': String(knobs.retryAfterSeconds) });
     default:
       break;
   }

@@ -7,13 +7,15 @@
 //   knobs.ts      the settings, their defaults and how a change applies (whole, or not at all);
 //   knob-rules.ts each knob's rule, which the command's flags (command-flags.ts) share;
 //   allowance.ts  billing (200, 204 and 440 count, as core's PAID_STATUSES) and the allowance's 429;
+//   token-bucket.ts, fixed-window.ts  the gateway's two limits (rate-headers.ts: what it says of them);
 //   service.ts    the load model: service time (latency.ts), slots (capacity.ts), injected faults;
 //   stats.ts      the counts behind GET /__sandbox/stats;
 //   exchange.ts   the request and answer shapes, and the JSON error body.
 // Unknown paths are a 404. Load is all from now(), never with timers, so a virtual clock drives
 // it: answers that reach the service (200, 204, 440, 500) take a drawn service time and may wait
 // for a slot; the token bucket's 429 answers at once (a gateway in front of the service, see
-// token-bucket.ts); every other answer takes the fixed `latencyMs` and occupies no slot.
+// token-bucket.ts), as do the fixed window's 429 and the overloaded service's 503; every other
+// answer takes the fixed `latencyMs` and occupies no slot.
 // Misbehaviour on request (misbehave.ts): the modes in front of the service answer before the key
 // is checked; the others change a 200 record, which is billed as any 200.
 import { OPERATIONS, type Operation } from '@enrich/core';
@@ -21,6 +23,7 @@ import { ADMIN_HEADER, ADMIN_PREFIX, handleAdmin, randomToken } from './admin.js
 import { createAllowances } from './allowance.js';
 import { DEMO_KEY } from './demo-key.js';
 import { errorAnswer, type SandboxRequest, type SandboxResponse } from './exchange.js';
+import { createFixedWindows } from './fixed-window.js';
 import { changedKnobs, initialKnobs, type KnobChange, type SandboxKnobs } from './knobs.js';
 import { handleOperation, type OperationContext } from './operation.js';
 import { createServiceModel } from './service.js';
@@ -59,6 +62,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const knobs: SandboxKnobs = initialKnobs(options);
   const adminToken = options.adminToken ?? randomToken();
   const buckets = createTokenBuckets({ rate: knobs.rate, burst: knobs.burst });
+  const windows = createFixedWindows(knobs);
   const allowances = createAllowances(knobs, now);
   const service = createServiceModel(knobs, seed);
   const counts = createAnswerCounts();
@@ -69,6 +73,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     now,
     redirectOrigin: options.redirectOrigin ?? 'http://127.0.0.1:9',
     buckets,
+    windows,
     allowances,
     service,
   };
@@ -85,6 +90,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     requests: requestCount,
     byStatus: counts.byStatus(),
     throttled: counts.throttled(),
+    overloaded: counts.overloaded(),
     answersPerSecond: counts.answersPerSecond(),
     peakInService: service.peakInService(),
     peakWaiting: service.peakWaiting(),
@@ -127,6 +133,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       counts.reset();
       service.reset();
       buckets.reset();
+      windows.reset();
     },
     configure(changes) {
       const change = changedKnobs(knobs, changes);

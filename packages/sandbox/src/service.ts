@@ -1,5 +1,6 @@
 // The service behind the gateway, as a load model: how long each answer takes (a seeded draw from
-// the latency distribution), whether it waits for one of `capacity` slots, and whether it fails on
+// the latency distribution), whether it waits for one of `capacity` slots or, with `overload` at
+// '503', is turned away at once when none is free, and whether it fails on
 // purpose (the injected faults of `faultRate`). These are the parts that make the sandbox behave
 // like a real service under load rather than an instant oracle, and each draws from its own seeded
 // sequence, so they are kept together and reset together: the same requests give the same delays
@@ -12,6 +13,8 @@ import { type Random, seededRandom } from './random.js';
 export interface ServiceModel {
   /** The delay of an answer from the service: its wait for a slot plus its service time (plus `extraMs`). */
   delay(arrival: number, extraMs?: number): number;
+  /** Whether a request arriving now is turned away (503): every slot busy and `overload` is '503'. */
+  overloaded(arrival: number): boolean;
   /** Whether this otherwise good request is to fail with an injected fault. */
   fault(): boolean;
   peakInService(): number;
@@ -29,6 +32,7 @@ export function createServiceModel(knobs: Readonly<SandboxKnobs>, seed: string):
       const { start } = queue.admit(arrival, serviceMs, knobs.capacity);
       return start - arrival + serviceMs;
     },
+    overloaded: (arrival) => knobs.overload === '503' && queue.wouldWait(arrival, knobs.capacity),
     fault: () => knobs.faultRate > 0 && faults.next() < knobs.faultRate,
     peakInService: () => queue.peakInService(),
     peakWaiting: () => queue.peakWaiting(),

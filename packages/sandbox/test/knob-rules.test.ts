@@ -40,6 +40,19 @@ describe('the command refuses a bad flag with exit 2 and one line naming the fla
       '--latency-p99 takes a number of milliseconds from 0 to 3600000 (an hour); got "-1"',
     ],
     [['--latency=abc'], '--latency takes a number of milliseconds from 0 to 3600000 (an hour); got "abc"'],
+    [['--latency-sigma', '4'], '--latency-sigma takes a number from 0 to 3; got "4"'],
+    [
+      ['--latency-sigma', '1'],
+      '--latency-sigma above 0 needs --latency (the median) above 0, as a log-normal has no median of 0; got 1 with a median of 0',
+    ],
+    [
+      ['--latency', '120', '--latency-sigma', '1', '--latency-p99', '300'],
+      "--latency-sigma and --latency-p99 say the latency's spread two ways: give one, or two that agree (σ 1 at a median of 120 is a p99 of 1228.857); got a p99 of 300",
+    ],
+    [['--overload', 'drop'], '--overload takes "queue" or "503"; got "drop"'],
+    [['--window-limit', '1.5'], '--window-limit takes a whole number of requests, at least 0; got "1.5"'],
+    [['--window-ms', '0'], '--window-ms takes a number of milliseconds, at least 1; got "0"'],
+    [['--rate-headers=1'], '--rate-headers takes no value'],
     [['--latency'], '--latency needs a value: --latency MS'],
     [['--bogus', '1'], 'unknown option --bogus (see --help)'],
   ])(
@@ -58,6 +71,23 @@ describe('the command refuses a bad flag with exit 2 and one line naming the fla
     expect(run.code).toBe(2);
     expect(oneLine(run.err)).toBe('enrich-sandbox: SANDBOX_FAULT_RATE takes a number from 0 to 1; got "2"');
   }, 30_000);
+
+  it.each([
+    [{ SANDBOX_RATE_HEADERS: 'yes' }, 'SANDBOX_RATE_HEADERS takes 1 (on) or 0 (off); got "yes"'],
+    [{ SANDBOX_OVERLOAD: '429' }, 'SANDBOX_OVERLOAD takes "queue" or "503"; got "429"'],
+    [
+      { SANDBOX_LATENCY_MS: '3000000', SANDBOX_LATENCY_SIGMA: '1' },
+      'SANDBOX_LATENCY_SIGMA 1 at a median of 3000000 makes a p99 of 30721421, past 3600000 (an hour)',
+    ],
+  ])(
+    'a switch, a choice and a σ from the environment: %j',
+    async (env, message) => {
+      const run = await runSandboxCommand([], env);
+      expect(run.code).toBe(2);
+      expect(oneLine(run.err)).toBe(`enrich-sandbox: ${message}`);
+    },
+    30_000,
+  );
 });
 
 describe('configure over HTTP refuses a bad field with a 400 naming it and the rule, and changes nothing', () => {
@@ -95,6 +125,20 @@ describe('configure over HTTP refuses a bad field with a 400 naming it and the r
     ],
     [{ retryAfterSeconds: -1 }, 'retryAfterSeconds takes a whole number of seconds, at least 0; got -1'],
     [{ latencyMs: null }, 'latencyMs takes a number of milliseconds from 0 to 3600000 (an hour); got null'],
+    [{ latencySigma: 4 }, 'latencySigma takes a number from 0 to 3, or null for 0 (a fixed latency); got 4'],
+    [
+      { latencySigma: 1 },
+      'latencySigma above 0 needs latencyMs (the median) above 0, as a log-normal has no median of 0; got 1 with a median of 0',
+    ],
+    [{ overload: 'drop' }, 'overload takes "queue" or "503"; got "drop"'],
+    [{ overload: 503 }, 'overload takes "queue" or "503"; got 503'],
+    [{ rateHeaders: 'yes' }, 'rateHeaders takes true or false; got "yes"'],
+    [{ rateRetryAfter: null }, 'rateRetryAfter takes true or false; got null'],
+    [{ windowMs: 0 }, 'windowMs takes a number of milliseconds, at least 1; got 0'],
+    [
+      { windowLimit: -1 },
+      'windowLimit takes a whole number of requests, at least 0, or null for no limit; got -1',
+    ],
     [
       { misbehave: 42 },
       'misbehave takes a mode, modes separated by commas, or an array of modes ([] for none); got 42',
@@ -109,7 +153,7 @@ describe('configure over HTTP refuses a bad field with a 400 naming it and the r
     ],
     [
       { latencyMS: 5 },
-      'configure has no knob "latencyMS"; the knobs are latencyMs, latencyP99Ms, rate, burst, capacity, faultRate, allowance, allowanceWindowMs, retryAfterSeconds, misbehave',
+      'configure has no knob "latencyMS"; the knobs are latencyMs, latencyP99Ms, latencySigma, rate, burst, rateRetryAfter, windowLimit, windowMs, rateHeaders, capacity, overload, faultRate, allowance, allowanceWindowMs, retryAfterSeconds, misbehave',
     ],
   ])('%j', async (body, message) => {
     const before = server.sandbox.knobs();
@@ -155,6 +199,13 @@ describe('in code, the same rules throw', () => {
       new RangeError('faultRate takes a number from 0 to 1; got 2'),
     );
     expect(sandbox.knobs().faultRate).toBe(0);
+    expect(() => createSandbox({ overload: 'drop' as never })).toThrow(
+      new RangeError('overload takes "queue" or "503"; got "drop"'),
+    );
+    expect(() => sandbox.configure({ rateHeaders: 1 as never, windowLimit: 5 })).toThrow(
+      new RangeError('rateHeaders takes true or false; got 1'),
+    );
+    expect(sandbox.knobs()).toMatchObject({ rateHeaders: false, windowLimit: Number.POSITIVE_INFINITY });
     // Infinity is how code says "no limit", and what knobs() gives back for one.
     sandbox.configure({ rate: Number.POSITIVE_INFINITY, allowance: Number.POSITIVE_INFINITY });
     sandbox.configure(sandbox.knobs());
