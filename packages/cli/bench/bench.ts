@@ -8,20 +8,21 @@
 //   started (the difference of the two runs); the naive loop
 //   (b) cost: 1,000,000 rows with 10,000 distinct phones, twice (the second all cached), vs the CSV pass
 //   (c) resume: the 20,000-row run SIGKILLed at a random point, then run again
-//   (p) pacing: default settings and fixed concurrencies against the sandbox's service models
-//   (pacing.ts), each against the ceiling the service allows
+//   (p) pacing: default settings against the best of fixed concurrencies 8 to 64, on each of the
+//   sandbox's service families (pacing.ts, pacing-families.ts)
 //   (x) xlsx: a 100,000-row Excel workbook and the same rows as CSV, each enriched from a warm cache
 //   (xlsx.ts): wall time and peak RSS side by side
 // Inputs are generated in a temp dir. BENCH_ROWS / BENCH_BIG_ROWS / BENCH_BIG_DISTINCT scale it down;
 // BENCH_SECTIONS=pacing runs the pacing section alone, BENCH_SECTIONS=throughput (a), (b), (c) and
-// (s) alone, BENCH_SECTIONS=xlsx (x) alone.
+// (s) alone, BENCH_SECTIONS=xlsx (x) alone. BENCH_ENRICH_BIN runs another build of enrich (see
+// processes.ts).
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEMO_KEY } from '@enrich/sandbox';
-import { type PacingResult, pacingBench, pacingTargetMet } from './pacing.js';
+import { type FamilyResult, pacingBench, pacingTable } from './pacing.js';
 import { BIN, enrich, type Run, script, startSandbox } from './processes.js';
 import { writeReferences } from './references.js';
 import { xlsxBench } from './xlsx.js';
@@ -260,7 +261,7 @@ async function throughputAndCost(): Promise<void> {
   }
 }
 
-let pacing: PacingResult[] = [];
+let pacing: FamilyResult[] = [];
 try {
   if (throughputSection) await throughputAndCost();
   if (xlsxSection) await xlsxBench(dir, LATENCY_MS, row, log);
@@ -285,7 +286,7 @@ const load = loadavg()
   .map((x) => x.toFixed(2))
   .join(' ');
 process.stdout.write(
-  `\nenrich benchmark: sandbox over HTTP on 127.0.0.1 (separate process), latency ${LATENCY_MS} ms; enrich = dist/enrich.mjs\n` +
+  `\nenrich benchmark: sandbox over HTTP on 127.0.0.1 (separate process), latency ${LATENCY_MS} ms; enrich = ${BIN}\n` +
     `machine: ${cpus().length} CPUs, load average at the end ${load} (before: ${loadBefore})\n`,
 );
 if (rows.length > 0) process.stdout.write(`${table(rows)}\n`);
@@ -297,18 +298,8 @@ if (targets.length > 0) {
 }
 if (pacing.length > 0) {
   process.stdout.write(
-    '\npacing (issue 22): answers per second over what the service allows, and the share of requests answered 429\n' +
-      'target: default settings >= 0.9 of the ceiling with <= 2 % answered 429, on every profile\n',
+    '\npacing (issues 22 and 36): the defaults against the best fixed --concurrency (*), in this run;\n' +
+      'answers/s exclude refusals (429, 503); the ceiling is what the service allows; refused = (429 + 503) / requests\n',
   );
-  const header = ['service', 'settings', 'of the ceiling', 'answers/s', '429', 'pace at the end', 'target'];
-  const lines = pacing.map((p) => [
-    p.profile,
-    p.setting,
-    `${p.ofCeiling.toFixed(3)}${p.finished ? '' : ' (stopped at 50 s)'}`,
-    p.answersPerSecond.toFixed(1),
-    `${(100 * p.share429).toFixed(1)} %`,
-    p.pace,
-    p.setting.startsWith('default') ? (pacingTargetMet(p) ? 'met' : 'NOT met') : '',
-  ]);
-  process.stdout.write(`${table([header, ...lines])}\n`);
+  process.stdout.write(`${table(pacingTable(pacing))}\n`);
 }

@@ -8,13 +8,17 @@ import { ADMIN_HEADER, DEMO_KEY } from '@enrich/sandbox';
 
 const CLI_DIR = join(import.meta.dirname, '..');
 // The built bundle (what an installed command runs), not the tsx launcher: see scripts/build.mjs.
-export const BIN = join(CLI_DIR, 'dist', 'enrich.mjs');
+// BENCH_ENRICH_BIN runs another build against the same sandbox and the same services (another
+// commit's dist/enrich.mjs, for figures before a change); its path is printed with the results.
+export const BIN = process.env.BENCH_ENRICH_BIN || join(CLI_DIR, 'dist', 'enrich.mjs');
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
 export interface SandboxStats {
   transactions: number;
   requests: number;
   throttled: number;
+  /** 503 answers of an overloaded service. */
+  overloaded: number;
   answersPerSecond: number;
   peakInService: number;
   byStatus: Record<string, number>;
@@ -94,6 +98,7 @@ export function enrich(
     ENRICH_BASE_URL_V3: sandbox.url,
     // The runs' spend goes to a ledger of the bench's own, not the user's.
     ENRICH_LEDGER: join(dir, 'ledger.jsonl'),
+    ...options.env,
   };
   return run([process.execPath, BIN, 'phone-lookup', ...args, '--json', '--quiet'], dir, env, options);
 }
@@ -104,6 +109,8 @@ export function script(path: string, args: string[], dir: string): Promise<Run> 
 }
 
 interface RunOptions {
+  /** More environment for enrich (a home of its own, say). */
+  env?: Record<string, string>;
   /** SIGKILL enrich after this long (a crash). */
   killAfterMs?: number;
   /** SIGINT enrich after this long (Ctrl-C: it stops sending and prints its summary). */

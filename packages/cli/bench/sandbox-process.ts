@@ -1,7 +1,7 @@
 // The benchmark's sandbox, in a process of its own so that the enrich process's CPU time and memory
 // are its own. Its argument is a latency in ms, or a JSON object of the sandbox's options (a service
-// model: rate, burst, capacity, latencyMs, latencyP99Ms). Prints its URL and admin token as one
-// JSON line, then serves until killed.
+// model: rate, burst, capacity, overload, windowLimit, latencyMs, latencySigma, ...). Prints its URL
+// and admin token as one JSON line, then serves until killed.
 import { type ServerOptions, startSandboxServer } from '@enrich/sandbox';
 
 const arg = process.argv[2] ?? '50';
