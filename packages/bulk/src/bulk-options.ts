@@ -21,6 +21,12 @@ export interface BulkOptions {
   readonly overrides: Readonly<Record<string, string>>;
   /** How requests are sent: settings (key, bases), transport, retry policy, concurrency, budget. */
   readonly sender: Omit<SenderOptions, 'op' | 'abandonSignal' | 'mayNotSend' | 'onPaid'>;
+  /**
+   * The file that keeps the pace of the last run per service and key (pace-memory.ts; clients keep
+   * it in the user's cache folder, cache-folder.ts): with concurrency 'auto', the run starts from
+   * it and leaves its own. Undefined: every run climbs from the start, and nothing is kept.
+   */
+  readonly pacePath?: string | undefined;
   /** Rows held while waiting for an answer before reading pauses. */
   readonly windowRows?: number;
   /** Answers kept in memory; the rest are read back from the cache file. */

@@ -3,6 +3,7 @@
 export { AnswerStore, type AnswerStoreOptions, parseLine } from './answer-store.js';
 export { BulkError, OutputInTheWay } from './bulk-error.js';
 export type { BulkOptions } from './bulk-options.js';
+export { CACHE_DIR_ENV, cacheFolder, PACE_FILE } from './cache-folder.js';
 export {
   type CsvDelimiter,
   type CsvEncoding,

@@ -15,12 +15,15 @@ export interface PaceSummary {
   readonly ratePerSecond: number | undefined;
   /** Why it last changed (core's PACE_CHANGES). */
   readonly change: PaceChange;
+  /** The limit of the last run's pace it started from, if it did (core's remembered-pace.ts). */
+  readonly startedFrom?: number | undefined;
 }
 
 /** What the summary reads of a Sender. */
 interface PacedSender {
   readonly pace: Pace;
   readonly answersPerSecond: number;
+  readonly startedFrom: number | undefined;
   reading(): PaceReading;
 }
 
@@ -33,5 +36,6 @@ export function paceSummary(sender: PacedSender): PaceSummary {
     ratePerSecond:
       reading.ratePerSecond === undefined ? undefined : Math.round(reading.ratePerSecond * 10) / 10,
     change: reading.change,
+    ...(sender.startedFrom === undefined ? {} : { startedFrom: sender.startedFrom }),
   };
 }

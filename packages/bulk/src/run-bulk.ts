@@ -27,12 +27,14 @@
 // their way are run-requests.ts's; results known without sending, known-results.ts's.
 import { setMaxListeners } from 'node:events';
 import { setImmediate } from 'node:timers/promises';
+import { paceToRemember } from '@enrich/core';
 import { BreakdownCounter } from './breakdown-counter.js';
 import { BulkError } from './bulk-error.js';
 import type { BulkHooks, BulkOptions } from './bulk-options.js';
 import { KnownResults } from './known-results.js';
 import { columnNamer, outputHeader } from './output-columns.js';
 import { OutputFile } from './output-file.js';
+import { PaceMemory } from './pace-memory.js';
 import { startProgress } from './progress.js';
 import type { PlannedRow } from './row-planner.js';
 import { RowQueue } from './row-queue.js';
@@ -64,6 +66,7 @@ export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Prom
 class BulkRun {
   readonly summary: BulkSummary;
   private readonly sender: Sender;
+  private readonly paceMemory: PaceMemory | undefined;
   private readonly output: OutputFile;
   // Rows in memory between reading and writing; past them, rows wait on disk (see row-queue.ts).
   private readonly queue: RowQueue;
@@ -105,8 +108,11 @@ class BulkRun {
     this.abandon = options.abandon ?? new AbortController();
     // Each request in flight listens for it (as many as the concurrency): not a leak.
     setMaxListeners(0, this.abandon.signal);
+    // The last run's pace against this service and key, when the client keeps one (pace-memory.ts).
+    this.paceMemory = options.pacePath === undefined ? undefined : new PaceMemory(options.pacePath);
     this.sender = new Sender({
       ...options.sender,
+      startFrom: this.paceMemory?.recall(options.namespace, options.sender.settings.apiKey),
       op,
       onPaid: hooks.onPaid,
       abandonSignal: this.abandon.signal,
@@ -320,6 +326,21 @@ class BulkRun {
     this.graceTimer = setTimeout(() => this.abandon.abort(), this.options.graceMs ?? GRACE_MS);
   };
 
+  /**
+   * Keeps the pace this run found for the next run against the same service (core's
+   * remembered-pace.ts says what, pace-memory.ts where): only when the controller found it (a fixed
+   * number finds nothing) and something was sent (a run answered from the cache learnt nothing).
+   */
+  private rememberPace(): void {
+    const { paceMemory: memory, sender } = this;
+    if (!memory || sender.pace.isFixed || sender.attempts === 0) return;
+    const { namespace } = this.options;
+    const { apiKey } = this.options.sender.settings;
+    const previous = memory.recall(namespace, apiKey);
+    const found = paceToRemember(sender.pace.snapshot(), previous);
+    if (found !== undefined && found !== previous) memory.remember(namespace, apiKey, found);
+  }
+
   /** Closes everything, puts the output in place if the run completed, and fills in the summary. */
   private async finish(progress: { stop(): void }): Promise<void> {
     const { input, store, outputLock } = this.opened;
@@ -331,6 +352,7 @@ class BulkRun {
     await output.close();
     if (output.error) summary.completed = false;
     takeSenderCounts(summary, this.sender);
+    this.rememberPace();
     summary.outputError = output.error ? describeError(output.error) : undefined;
     // Of a complete run only: an incomplete one writes no output for it to describe.
     summary.breakdown = summary.completed ? this.breakdown.breakdown(summary) : undefined;

@@ -3,7 +3,15 @@
 // run's options (bulk-options.ts) and the run's requests speak of these types, not of the engine;
 // sender.ts re-exports them.
 
-import type { CallError, Operation, Outcome, RetryPolicy, Settings, Transport } from '@enrich/core';
+import type {
+  CallError,
+  Operation,
+  Outcome,
+  RememberedPace,
+  RetryPolicy,
+  Settings,
+  Transport,
+} from '@enrich/core';
 
 export type SendResult =
   | {
@@ -24,6 +32,11 @@ export interface SenderOptions {
   readonly concurrency: number | 'auto';
   /** With 'auto': the most in flight (core's default, 64, if undefined). */
   readonly maxConcurrency?: number | undefined;
+  /**
+   * With 'auto': the pace the last run against this service found, to start from instead of
+   * climbing from core's INITIAL_CONCURRENCY (run-bulk.ts reads it from BulkOptions.pacePath).
+   */
+  readonly startFrom?: RememberedPace | undefined;
   /** Requests (attempts) per second never exceeded, or undefined for no such cap. */
   readonly maxRate?: number | undefined;
   readonly maxTransactions?: number | undefined;

@@ -39,6 +39,7 @@ import {
   type PaceReading,
   parseRetryAfter,
   readRateLimit,
+  rememberedState,
   type StopReason,
   sendWithRetry,
   type Transport,
@@ -95,6 +96,8 @@ export class Sender {
   throttled = 0;
   /** The pace: how many in flight and how many per second, found from the answers or fixed. */
   readonly pace: Pace;
+  /** The limit this run started at from the last run's pace (core's remembered-pace.ts), if it did. */
+  readonly startedFrom: number | undefined;
   /** Requests abandoned in flight (Ctrl-C): possibly paid, answer never received. */
   abandoned = 0;
   /**
@@ -123,10 +126,15 @@ export class Sender {
 
   constructor(private readonly options: SenderOptions) {
     const fixed = options.concurrency === 'auto' ? undefined : options.concurrency;
+    const now = options.now();
+    // A number the user fixed is kept as it is: the last run's pace does not apply to it.
+    const remembered = fixed === undefined ? options.startFrom : undefined;
     this.pace = new Pace(
       { fixedConcurrency: fixed, maxConcurrency: options.maxConcurrency, maxRate: options.maxRate },
-      options.now(),
+      now,
+      remembered && rememberedState(remembered, now),
     );
+    this.startedFrom = remembered && this.pace.concurrency;
     this.turns = new Turns(this.pace, options);
     this.lessons = new Lessons(options, (reason, message) => this.stop(reason, message));
     this.budget = options.maxTransactions === undefined ? undefined : new Budget(options.maxTransactions);

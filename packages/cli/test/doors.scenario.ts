@@ -13,7 +13,17 @@ import type { SandboxServer } from '@enrich/sandbox';
 import { cellsOf, HEADER, readWorkbook, richWorkbook } from '../../bulk/test/rich-workbook.js';
 import { writeBombWorkbook } from '../../bulk/test/zip-bomb.js';
 import { CACHE_FILE } from '../src/main.js';
-import { BIN, phone, type Ran, readRecords, sandboxEnv, spawnCli, tempDir, writeCsv } from './helpers.js';
+import {
+  BIN,
+  isolatedEnv,
+  phone,
+  type Ran,
+  readRecords,
+  sandboxEnv,
+  spawnCli,
+  tempDir,
+  writeCsv,
+} from './helpers.js';
 import {
   type Measured,
   measure,
@@ -209,7 +219,7 @@ export async function brokenPipe(server: SandboxServer): Promise<Measured & { fi
   const startedAt = Date.now();
   const child = spawn(process.execPath, [BIN, 'phone-lookup', '--in', '-', '--out', '-'], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', ...envOf(server, cwd) },
+    env: { PATH: process.env.PATH ?? '', ...isolatedEnv(), ...envOf(server, cwd) },
     // Standard input is the file itself, as `< leads.csv` gives it.
     stdio: [stdin, 'pipe', 'pipe'],
   });

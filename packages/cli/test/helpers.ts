@@ -38,6 +38,15 @@ export function tempDir(): string {
  */
 export const TEST_LEDGER = join(tempDir(), 'ledger.jsonl');
 
+/**
+ * What every command a test runs (runCli, spawnCli) finds in its environment unless the test says
+ * otherwise: the test file's spend ledger, and a cache folder of its own, so that no command starts
+ * from the pace another one left (or the user's: ENRICH_CACHE_DIR holds pace.json).
+ */
+export function isolatedEnv(): Record<string, string> {
+  return { ENRICH_LEDGER: TEST_LEDGER, ENRICH_CACHE_DIR: tempDir() };
+}
+
 export function writeCsv(path: string, rows: readonly (readonly string[])[]): string {
   writeFileSync(path, stringify(rows as string[][]));
   return path;
@@ -80,7 +89,7 @@ export async function runCli(
   const stdin = Object.assign(new PassThrough(), { isTTY: false }) as unknown as NodeJS.ReadStream;
   // A pipe's content, ended: what `cat file | enrich ... --in -` gives.
   if (options.stdin !== undefined) (stdin as unknown as PassThrough).end(options.stdin);
-  const env = { ENRICH_LEDGER: TEST_LEDGER, ...options.env };
+  const env = { ...isolatedEnv(), ...options.env };
   const io: Io = { stdout, stderr, stdin, env, cwd: options.cwd, signal: options.signal };
   const code = await main(argv, io);
   return { code, stdout: out, stderr: err };
@@ -103,7 +112,7 @@ export function spawnCli(
 ): Child {
   const child = spawn(process.execPath, [BIN, ...argv], {
     cwd: options.cwd,
-    env: { PATH: process.env.PATH ?? '', ENRICH_LEDGER: TEST_LEDGER, ...options.env },
+    env: { PATH: process.env.PATH ?? '', ...isolatedEnv(), ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -2,6 +2,7 @@
 // a gateway's token bucket, a capacity with a queue; and what must not change: an allowance used up
 // still stops the run (exit 5) without hammering the service, a Retry-After over the cap still
 // stops it, and the progress lines and summary say what the pace was and why it changed.
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACE_CHANGES } from '@enrich/core';
 import type { SandboxServer } from '@enrich/sandbox';
@@ -85,6 +86,46 @@ describe('--concurrency auto (the default)', () => {
     if (server.sandbox.stats().throttled > 0) {
       expect(ran.stdout).toMatch(/^ {2}429 answers {9}\d+ \([\d.]+ % of requests sent\)$/m);
     }
+  });
+});
+
+describe('the pace of the last run', () => {
+  it('starts the next run against the same service, says so, and --no-remember-pace or deleting the file forgets it', async () => {
+    server = await startServer({ latencyMs: 50 });
+    const dir = tempDir();
+    const cache = tempDir();
+    const env = { ...sandboxEnv(server), ENRICH_CACHE_DIR: cache };
+    const run = async (name: string, from: number, more: string[] = []) => {
+      writeCsv(join(dir, `${name}.csv`), [
+        ['phone'],
+        ...Array.from({ length: 200 }, (_, i) => [phone(from + i)]),
+      ]);
+      const ran = await runCli(
+        ['phone-lookup', '--in', `${name}.csv`, '--out', `${name}.out.csv`, '--quiet', ...more],
+        {
+          env,
+          cwd: dir,
+        },
+      );
+      expect(ran.code).toBe(0);
+      return ran.stdout;
+    };
+    const first = await run('first', 0);
+    expect(first).not.toMatch(/started from the pace of the last run/);
+    const pacePath = join(cache, 'pace.json');
+    expect(existsSync(pacePath)).toBe(true);
+    expect(readFileSync(pacePath, 'utf8')).not.toContain(sandboxEnv(server).ENRICH_API_KEY);
+    expect(await run('second', 1000)).toMatch(
+      /^ {2}pace {16}[\d.]+ answers\/s; found by itself: up to \d+ at a time at the end; started from the pace of the last run: \d+ at a time$/m,
+    );
+    // A fixed number ignores it.
+    expect(await run('fixed', 2000, ['--concurrency', '4'])).not.toMatch(/started from/);
+    // --no-remember-pace neither starts from it nor keeps its own.
+    const before = readFileSync(pacePath, 'utf8');
+    expect(await run('forgetful', 3000, ['--no-remember-pace'])).not.toMatch(/started from/);
+    expect(readFileSync(pacePath, 'utf8')).toBe(before);
+    rmSync(pacePath);
+    expect(await run('deleted', 4000)).not.toMatch(/started from/);
   });
 });
 

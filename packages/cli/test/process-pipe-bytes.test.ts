@@ -18,12 +18,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   BIN,
   type Billed,
+  isolatedEnv,
   phone,
   recordBilling,
   sandboxEnv,
   startServer,
   stopRecording,
-  TEST_LEDGER,
   tempDir,
   writeCsv,
 } from './helpers.js';
@@ -72,7 +72,7 @@ interface Ran {
 function enrich(argv: readonly string[], cwd: string): Promise<Ran> {
   const child = spawn(process.execPath, [BIN, ...argv], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', ENRICH_LEDGER: TEST_LEDGER, ...sandboxEnv(server, KEY) },
+    env: { PATH: process.env.PATH ?? '', ...isolatedEnv(), ...sandboxEnv(server, KEY) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out: Buffer[] = [];

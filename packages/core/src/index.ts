@@ -23,6 +23,7 @@ export type { CountedAs, GroupField, LeafField, Looks, OutputField, OutputShape 
 export * from './pace/pace.js';
 export * from './pace/pace-changes.js';
 export { type RateLimitHint, readRateLimit } from './pace/rate-headers.js';
+export * from './pace/remembered-pace.js';
 export * from './request.js';
 export * from './request-key.js';
 export * from './response.js';

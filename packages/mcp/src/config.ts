@@ -4,14 +4,14 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ledgerPath } from '@enrich/bulk';
+import { CACHE_DIR_ENV, cacheFolder, ledgerPath, PACE_FILE } from '@enrich/bulk';
 import { API_KEY_ENV, BASE_URL_ENV, BASE_URL_V3_ENV } from '@enrich/core';
 
 export const ENV = {
   apiKey: API_KEY_ENV,
   baseUrl: BASE_URL_ENV,
   baseUrlV3: BASE_URL_V3_ENV,
-  cacheDir: 'ENRICH_CACHE_DIR',
+  cacheDir: CACHE_DIR_ENV,
   maxTransactions: 'ENRICH_MAX_TRANSACTIONS',
   confirmAbove: 'ENRICH_CONFIRM_ABOVE',
 } as const;
@@ -33,6 +33,8 @@ export interface Config {
   readonly baseUrl: string | undefined;
   readonly baseUrlV3: string | undefined;
   readonly cachePath: string;
+  /** The pace of the last file run per service (the bulk engine's pace-memory.ts), beside the answer cache. */
+  readonly pacePath: string;
   /** The spend ledger shared with the CLI: ENRICH_LEDGER, else the user's data folder. */
   readonly ledgerPath: string;
   /** Transactions this process may spend; undefined: no budget. */
@@ -69,18 +71,6 @@ The key comes from ENRICH_API_KEY. Only JSON-RPC is written on stdout; logs go t
 Paid calls are recorded in the spend ledger (ENRICH_LEDGER, else the user's data folder),
 shared with the enrich command: \`enrich spend\` shows the totals.
 `;
-
-/** The platform's folder for caches: XDG on Linux, ~/Library/Caches on macOS, %LOCALAPPDATA% on Windows. */
-export function defaultCacheDir(
-  env: Readonly<Record<string, string | undefined>>,
-  platform: NodeJS.Platform = process.platform,
-  home: string = homedir(),
-): string {
-  if (platform === 'win32')
-    return join(env.LOCALAPPDATA || join(home, 'AppData', 'Local'), 'enrich', 'Cache');
-  if (platform === 'darwin') return join(home, 'Library', 'Caches', 'enrich');
-  return join(env.XDG_CACHE_HOME || join(home, '.cache'), 'enrich');
-}
 
 function whole(text: string, what: string): number | string {
   if (!/^[0-9]+$/.test(text.trim()))
@@ -127,7 +117,8 @@ export function parseConfig(
       ? DEFAULT_CONFIRM_ABOVE
       : whole(confirmText, `--confirm-above (${ENV.confirmAbove})`);
   if (typeof confirm === 'string') return { kind: 'usage', message: confirm };
-  const cacheDir = (values['cache-dir'] as string | undefined) || env[ENV.cacheDir] || defaultCacheDir(env);
+  const cacheDir =
+    (values['cache-dir'] as string | undefined) || cacheFolder(env, process.platform, homedir());
   return {
     kind: 'run',
     config: {
@@ -135,6 +126,7 @@ export function parseConfig(
       baseUrl: (values['base-url'] as string | undefined) ?? env[ENV.baseUrl],
       baseUrlV3: (values['base-url-v3'] as string | undefined) ?? env[ENV.baseUrlV3],
       cachePath: join(cacheDir, CACHE_FILE_NAME),
+      pacePath: join(cacheDir, PACE_FILE),
       ledgerPath: ledgerPath(env, process.platform, homedir()),
       maxTransactions: budget,
       confirmAbove: confirm,

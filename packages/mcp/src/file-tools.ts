@@ -269,6 +269,8 @@ export class FileTools {
               outPath: request.outPath,
               cachePath: config.cachePath,
               ledgerPath: config.ledgerPath,
+              // Starts from the pace of the last run against the service, and keeps this one's.
+              pacePath: config.pacePath,
               namespace: cacheNamespace(request.op, connection.bases),
               maxAgeMs: MAX_AGE_MS,
               columns: outputColumns(request.op),

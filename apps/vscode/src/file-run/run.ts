@@ -6,11 +6,13 @@
 // person confirmed (the engine's budget, sender.maxTransactions), and sends to the bases it was
 // reviewed with (the run's, which also name its cache namespace and ledger origin), never to bases
 // read again from the settings.
+import { join } from 'node:path';
 import {
   type BulkProgress,
   type BulkSummary,
   createHttpTransport,
   estimatedRows,
+  PACE_FILE,
   runBulk,
 } from '@enrich/bulk';
 import { createScrubber, DEFAULT_RETRY_POLICY, outputColumns, paceText } from '@enrich/core';
@@ -50,6 +52,9 @@ export async function enrichFile(
             outPath: run.outPath,
             force: limits.force === true,
             cachePath: run.cachePath,
+            // The pace of the last run per service, kept beside the spend ledger in the extension's
+            // storage: the run starts from it (with concurrency auto) and keeps its own.
+            pacePath: join(ctx.extension.globalStorageUri.fsPath, PACE_FILE),
             namespace: run.namespace,
             maxAgeMs: MAX_AGE_MS,
             columns: outputColumns(run.op),

@@ -1,15 +1,18 @@
 // `enrich <operation> --in leads.csv [--out out.csv]`: a bulk run of the CSV (or, with --dry-run,
 // what it would spend), with Ctrl-C/SIGTERM handling, the closing report and the exit code.
-import { isAbsolute, relative, resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import {
   type BulkSummary,
   CACHE_FILE,
+  cacheFolder,
   createHttpTransport,
   defaultCachePath,
   defaultOutputPath,
   distinctFiles,
   GRACE_MS,
   LEDGER_ENV,
+  PACE_FILE,
   planBulk,
 } from '@enrich/bulk';
 import { type Operation, outputColumns, STOP_REASONS } from '@enrich/core';
@@ -134,6 +137,10 @@ async function bulkRun(
       ...files,
       outPath,
       ledgerPath,
+      // The pace of the last run per service, in the user's cache folder (see the README's Pacing).
+      pacePath: flags.rememberPace
+        ? join(cacheFolder(io.env, process.platform, homedir()), PACE_FILE)
+        : undefined,
       force: flags.force === true,
       columns: flags.fields?.columns ?? outputColumns(op),
       progress,

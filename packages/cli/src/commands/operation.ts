@@ -44,6 +44,8 @@ export interface OperationFlags {
   readonly concurrency: number | 'auto';
   readonly maxConcurrency: number;
   readonly maxRate?: number;
+  /** With auto: start from the last run's pace against the service, and keep this one's (--no-remember-pace: false). */
+  readonly rememberPace: boolean;
   readonly maxTransactions?: number;
   readonly maxAttempts: number;
   readonly maxRetryAfter: number;
@@ -139,6 +141,10 @@ export function addOperationCommand(program: Command, op: Operation, action: Ope
         '--max-rate <n/s>',
         'never more than this many requests per second, e.g. 10/s or 600/m',
       ).argParser(parseRate),
+    )
+    .option(
+      '--no-remember-pace',
+      "with auto: start from the pace found from scratch, not from the last run's, and keep none",
     )
     .addOption(
       new Option('--max-transactions <n>', 'stop sending once this many transactions are spent').argParser(

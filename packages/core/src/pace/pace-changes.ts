@@ -3,6 +3,7 @@
 
 export type PaceChange =
   | 'start'
+  | 'remembered'
   | 'fixed'
   | 'faster'
   | 'slower-throttled'
@@ -12,6 +13,7 @@ export type PaceChange =
 
 export const PACE_CHANGES: Readonly<Record<PaceChange, string>> = {
   start: 'starting small, to find the pace the service allows',
+  remembered: 'starting from the pace of the last run against this service',
   fixed: 'a fixed number at a time, as set',
   faster: 'faster: answers keep coming in the same time',
   'slower-throttled': 'slower: the service answered 429',
@@ -35,19 +37,28 @@ function perSecond(value: number): string {
   return `${value >= 10 ? Math.round(value) : Math.round(value * 10) / 10}/s`;
 }
 
-/** What a summary says of the pace a run reached: "48.7 answers/s; found by itself: up to 51 at a time, 49.4 requests/s at the end". */
+/**
+ * What a summary says of the pace a run reached: "48.7 answers/s; found by itself: up to 51 at a
+ * time, 49.4 requests/s at the end", and "; started from the pace of the last run: 64 at a time"
+ * when it did (remembered-pace.ts).
+ */
 export function paceReachedText(pace: {
   readonly answersPerSecond: number;
   readonly mode: 'auto' | 'fixed';
   readonly concurrency: number;
   readonly ratePerSecond: number | undefined;
+  readonly startedFrom?: number | undefined;
 }): string {
   const held =
     pace.mode === 'fixed'
       ? `${pace.concurrency} at a time (fixed)`
       : `found by itself: up to ${pace.concurrency} at a time`;
   const rate = pace.ratePerSecond === undefined ? '' : `, ${pace.ratePerSecond} requests/s`;
-  return `${pace.answersPerSecond} answers/s; ${held}${rate} at the end`;
+  const started =
+    pace.startedFrom === undefined
+      ? ''
+      : `; started from the pace of the last run: ${pace.startedFrom} at a time`;
+  return `${pace.answersPerSecond} answers/s; ${held}${rate} at the end${started}`;
 }
 
 /** "12 (0.8 % of requests sent)": the 429 answers of a run. */
