@@ -2,7 +2,7 @@
 # Sets up a fresh machine that has only Node 20 and npm:
 #   bash scripts/setup.sh          pnpm at the pinned version, the workspace's packages, the built CLI
 #   bash scripts/setup.sh --test   also what the tests drive: Debian's Chromium and code-server
-# Safe to run again: each step is skipped when already done.
+# Safe to run again: each install is skipped when already done; the CLI is built afresh (2 s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
