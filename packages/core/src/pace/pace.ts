@@ -105,7 +105,7 @@ export class Pace {
           change: this.fixed === undefined ? 'start' : 'fixed',
           changedAt: now,
         };
-    this.round = newRound(now);
+    this.round = newRound(now, this.state.limit);
     this.baseline = new Baseline(this.state);
   }
 
@@ -180,7 +180,7 @@ export class Pace {
     if (signal === 'throttled') return this.onThrottled(sentAt, now, retryAfterMs ?? DEFAULT_PAUSE_MS);
     this.refusedInARow = 0;
     // A round that sent nothing yet starts again here: its cohort is what goes out from now on.
-    if (this.round.cohort === 0) this.round = newRound(now);
+    if (this.round.cohort === 0) this.round = newRound(now, this.state.limit);
     const round = this.round;
     // Only the round's own cohort is judged, and only once more than half of it is back: the first
     // answers to come back are the fast ones, so a round judged on them would take the service for
@@ -197,7 +197,14 @@ export class Pace {
       // the round has had half of the limit as it now stands in flight (RFC 7661's validation): a
       // client too busy to send what it may (reading its file as it starts, on a loaded machine)
       // would otherwise let the limit run far ahead of what it has tried, then send all of it.
-      if (this.state.slowStart && round.peakInFlight >= this.concurrency / 2) {
+      // And no more than doubling per round judged: a round whose cohort takes long to judge (a
+      // queue, a long tail) must not let the limit run on past twice what was tried.
+      if (
+        this.state.slowStart &&
+        !round.holding &&
+        round.peakInFlight >= this.concurrency / 2 &&
+        this.state.limit < 2 * round.limitAtStart
+      ) {
         this.grow(this.state.limit + 1, now);
       }
     } else if (member) round.failed++;
@@ -242,7 +249,7 @@ export class Pace {
   // A round trip is over: judge the latency and the failures its cohort saw.
   private endRound(now: number): void {
     const round = this.round;
-    this.round = newRound(now);
+    this.round = newRound(now, this.state.limit);
     const s = this.state;
     if (round.failed > 0) {
       s.slowStart = false;
@@ -276,15 +283,21 @@ export class Pace {
     const beta = Math.max(4, 6 * log);
     const queueing = queue > beta || (s.slowStart && queue > alpha);
     // Two round trips in a row, unless the queue is far past beta: over hundreds of rounds a long
-    // tail puts one median past any bound now and then, and a cut for nothing costs seconds.
+    // tail puts one median past any bound now and then, and a cut for nothing costs seconds. (Slow
+    // start doubles once per round judged, so its one round more is one doubling, cut at once.)
     const confirmed = queueing && (this.queuedLastRound || queue > 2 * beta);
     this.queuedLastRound = queueing;
+    // Not confirmed yet: slow start holds where it is for the round that will say.
+    if (queueing && !confirmed && s.slowStart) this.round.holding = true;
     if (confirmed) {
+      const leavingSlowStart = s.slowStart;
       s.slowStart = false;
       // Cuts that did not bring the latency down: measure the baseline anew instead.
       if (this.baseline.cut(median, limit)) return;
-      // At most a quarter per round trip: a real queue is cut again at the next.
-      const next = Math.max(1, limit * MAX_CUT, Math.min(limit - 1, (limit * baseline) / latency + alpha));
+      // At most a quarter per round trip (a real queue is cut again at the next); leaving slow
+      // start, straight to the estimate: the last doubling overshot by up to twice.
+      const floor = leavingSlowStart ? 1 : limit * MAX_CUT;
+      const next = Math.max(1, floor, Math.min(limit - 1, (limit * baseline) / latency + alpha));
       if (Math.floor(next) < Math.floor(limit)) this.changed('slower-queueing', now);
       s.limit = next;
     } else if (round.saturated && queue < alpha && !s.slowStart) {

@@ -6,6 +6,10 @@
 
 export interface Round {
   startedAt: number;
+  /** The limit when the round opened: slow start doubles it once per round, no more. */
+  limitAtStart: number;
+  /** Slow start holds the limit this round: the last one looked like a queue, not yet confirmed. */
+  holding: boolean;
   /** When the cohort stopped growing (its first answer); undefined while it still grows. */
   closedAt: number | undefined;
   /** Requests in the cohort. */
@@ -20,8 +24,10 @@ export interface Round {
   peakInFlight: number;
 }
 
-export const newRound = (at: number): Round => ({
+export const newRound = (at: number, limit: number): Round => ({
   startedAt: at,
+  limitAtStart: limit,
+  holding: false,
   closedAt: undefined,
   cohort: 0,
   latencies: [],
