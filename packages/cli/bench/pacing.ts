@@ -13,6 +13,7 @@
 import { once } from 'node:events';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { FAMILIES, type Family } from './pacing-families.js';
 import { enrich, type Run, type Sandbox, type SandboxStats, startSandbox } from './processes.js';
 
@@ -97,6 +98,7 @@ async function runSetting(
 ): Promise<RunFigures> {
   await sandbox.configure(family.model);
   await sandbox.reset();
+  if (family.windowMs !== undefined) await sleep(family.windowMs - (Date.now() % family.windowMs));
   const fixed = setting.args.length > 0;
   const capMs = fixed ? family.workSeconds * 1000 * FIXED_CAP_FACTOR : DEFAULT_CAP_MS;
   const running = inputs.map(({ name }, i) => {
