@@ -179,8 +179,9 @@ export class Pace {
     if (this.fixed !== undefined) return signal === 'throttled';
     if (signal === 'throttled') return this.onThrottled(sentAt, now, retryAfterMs ?? DEFAULT_PAUSE_MS);
     this.refusedInARow = 0;
-    // A round that sent nothing yet starts again here: its cohort is what goes out from now on.
-    if (this.round.cohort === 0) this.round = newRound(now, this.state.limit);
+    // A round that sent nothing yet starts here: its cohort is what goes out from now on. (Its limit
+    // to double from stays: answers of requests sent before it must not let slow start run on.)
+    if (this.round.cohort === 0) this.round.startedAt = now;
     const round = this.round;
     // Only the round's own cohort is judged, and only once more than half of it is back: the first
     // answers to come back are the fast ones, so a round judged on them would take the service for
