@@ -4,8 +4,9 @@
 // the requests the service received, the transactions it counted, what the journal kept, what the
 // output holds, and the exit code. The same scenarios are asserted by test/hostile.test.ts and the
 // edge-*.test.ts files.
-import { EDGE_SCENARIOS } from '../test/edge-scenarios.js';
+
 import { DOOR_SCENARIOS } from '../test/doors.scenario.js';
+import { EDGE_SCENARIOS } from '../test/edge-scenarios.js';
 import { SCENARIOS } from '../test/hostile-scenarios.js';
 
 const only = process.argv.slice(2);
