@@ -69,14 +69,23 @@ export interface ExecutionUser {
   readonly email: string;
 }
 
-/** Thrown by a busy lock in an execution that runs concurrently with others: wait and try again. */
-export const RETRY_LOCK = { retryLock: true };
+/**
+ * Thrown by a busy tryLock in an execution that runs at the same time as others: the scheduler
+ * (run-concurrently.ts) lets it wait until the lock is released or `until` (its timeout) comes,
+ * then makes the same call again.
+ */
+export class LockWait {
+  constructor(
+    readonly lock: string,
+    readonly until: number,
+  ) {}
+}
 
 export class Execution {
   readonly started: number;
   readonly deadline: number;
   killed = false;
-  /** Runs at the same time as other executions (runtime/concurrent.ts): a busy lock waits for them. */
+  /** Runs at the same time as other executions (run-concurrently.ts): a busy lock waits for them. */
   concurrent = false;
   /** When this execution first found the lock it wants busy, while it waits for it. */
   lockWaitStart: number | null = null;

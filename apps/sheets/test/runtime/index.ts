@@ -21,6 +21,7 @@ import {
   VirtualClock,
 } from './execution.js';
 import { executionGlobals } from './execution-globals.js';
+import { addOnFormulas, type FormulaCall } from './formula-cells.js';
 import { type ConcurrentCall, runConcurrently } from './run-concurrently.js';
 import { passArgument, passResult } from './script-run.js';
 import { CacheStore, type DailyCounter, PropertyStore } from './services.js';
@@ -28,7 +29,7 @@ import type { UiLog } from './spreadsheet-app.js';
 import { type Cell, parseA1, type SheetModel, SpreadsheetModel, type Value } from './spreadsheet-model.js';
 import { AppsScriptError, type ExecutionRecord, type RuntimeOptions, type User } from './types.js';
 import type { RecordedRequest } from './url-fetch.js';
-import { installTime, mapGet, mulberry32, splitArgs } from './vm-helpers.js';
+import { installTime, mapGet, mulberry32 } from './vm-helpers.js';
 
 export const DIST = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist');
 
@@ -66,6 +67,8 @@ export class Runtime {
   limitedMayWrite = true;
   /** When true, every tryLock fails at once: the add-on's fallback where LockService does not help. */
   locksRefused = false;
+  /** The clock of the execution making a service call, while executions run at the same time. */
+  activeClock: VirtualClock | null = null;
 
   // Shared with execution-globals.ts and run-concurrently.ts, which build and run executions.
   readonly script: vm.Script;
@@ -88,13 +91,23 @@ export class Runtime {
       urlFetchWhitelist?: string[];
     };
     this.allowList = manifest.urlFetchWhitelist ?? [];
-    this.sandbox = createSandbox({ ...options.sandbox, now: () => this.clock.now() });
+    // The service sees each request at the time of the execution that sends it (executions running
+    // at the same time each have their own clock).
+    this.sandbox = createSandbox({ ...options.sandbox, now: () => (this.activeClock ?? this.clock).now() });
     this.extraLatencyMs = options.extraLatencyMs ?? 0;
     this.random = mulberry32(options.seed ?? 42);
     // The script's top-level functions, as Apps Script lists them (loading it calls no service).
     const probe = vm.createContext({});
     this.script.runInContext(probe);
     this.globalNames = Object.keys(probe).filter((k) => typeof probe[k] === 'function');
+  }
+
+  private cachedCode: Uint8Array | null = null;
+
+  /** V8's code cache of the script, for the threads of executions that run at the same time. */
+  codeCache(): Uint8Array {
+    this.cachedCode ??= this.script.createCachedData();
+    return this.cachedCode;
   }
 
   userProperties(user: User): PropertyStore {
@@ -183,45 +196,24 @@ export class Runtime {
    */
   recalculate(user: User = this.owner): { formulas: number; errors: string[] } {
     const errors: string[] = [];
-    let formulas = 0;
-    for (const sheet of this.spreadsheet.sheets) {
-      for (const { row, column, formula } of sheet.formulaCells()) {
-        const call = /^=\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(([\s\S]*)\)\s*$/.exec(formula);
-        if (!call || !this.globalNames.includes((call[1] as string).toUpperCase())) continue;
-        formulas++;
-        try {
-          const args = splitArgs(call[2] as string).map((arg) => this.argumentValue(sheet, arg));
-          const value = this.customFunction(user, (call[1] as string).toUpperCase(), ...args);
-          sheet.placeResult(row, column, { value });
-        } catch (error) {
-          const message = (error as Error).message;
-          errors.push(message);
-          sheet.placeResult(row, column, { error: message });
-        }
+    const calls = addOnFormulas(this.spreadsheet, this.globalNames);
+    for (const { sheet, row, column, fn, args } of calls) {
+      try {
+        if (!Array.isArray(args)) throw new Error(args.error);
+        sheet.placeResult(row, column, { value: this.customFunction(user, fn, ...args) });
+      } catch (error) {
+        const message = (error as Error).message;
+        errors.push(message);
+        sheet.placeResult(row, column, { error: message });
       }
     }
-    return { formulas, errors };
+    return { formulas: calls.length, errors };
   }
 
   /** A fresh context as executions get one, for tests of what it holds. */
   evaluateInFreshContext(code: string): unknown {
     const context = this.newContext(this.owner, 'full').context;
     return exportValue(vm.runInContext(code, context));
-  }
-
-  private argumentValue(sheet: SheetModel, arg: string): unknown {
-    if (arg === '') return ''; // an argument left out between commas: =AUTOAPPEND(A2,,,"FName")
-    if (/^".*"$/s.test(arg)) return arg.slice(1, -1).replace(/""/g, '"');
-    if (/^(TRUE|FALSE)$/i.test(arg)) return arg.toUpperCase() === 'TRUE';
-    if (/^-?\d+(\.\d+)?$/.test(arg)) return Number(arg);
-    const qualified = /^(?:'((?:[^']|'')+)'|([A-Za-z0-9_]+))!(.+)$/.exec(arg);
-    const target = qualified ? this.sheet((qualified[1] ?? qualified[2] ?? '').replace(/''/g, "'")) : sheet;
-    const box = parseA1(qualified ? (qualified[3] as string) : arg, target.maxRows);
-    const grid = Array.from({ length: box.numRows }, (_, r) =>
-      Array.from({ length: box.numColumns }, (_, c) => target.value(box.row + r, box.column + c)),
-    );
-    // A single cell arrives as its value, a range as rows of columns.
-    return box.numRows === 1 && box.numColumns === 1 ? grid[0]?.[0] : grid;
   }
 
   private newContext(user: User, mode: Mode) {
@@ -251,7 +243,7 @@ export class Runtime {
 
   /**
    * Runs calls as executions that overlap in time (at most `concurrency` at once; Apps Script allows
-   * 30 simultaneous executions per user), each on its own clock, interleaved where they wait
+   * 30 simultaneous executions per user), each on its own clock, interleaved at every service call
    * (run-concurrently.ts). Returns each call's result or error message, in order.
    */
   runConcurrently(
@@ -266,28 +258,23 @@ export class Runtime {
    * execution, up to `concurrency` at the same time.
    */
   recalculateConcurrently(user: User = this.owner, concurrency = 30): { formulas: number; errors: string[] } {
-    const cells: { sheet: SheetModel; row: number; column: number; fn: string; args: unknown[] }[] = [];
-    for (const sheet of this.spreadsheet.sheets) {
-      for (const { row, column, formula } of sheet.formulaCells()) {
-        const call = /^=\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(([\s\S]*)\)\s*$/.exec(formula);
-        if (!call || !this.globalNames.includes((call[1] as string).toUpperCase())) continue;
-        const args = splitArgs(call[2] as string).map((arg) => this.argumentValue(sheet, arg));
-        cells.push({ sheet, row, column, fn: (call[1] as string).toUpperCase(), args });
-      }
-    }
+    const calls = addOnFormulas(this.spreadsheet, this.globalNames);
+    const readable = calls.filter((c): c is FormulaCall & { args: unknown[] } => Array.isArray(c.args));
     const results = this.runConcurrently(
-      cells.map((c) => ({ user, mode: 'custom' as Mode, fn: c.fn, args: c.args })),
+      readable.map((c) => ({ user, mode: 'custom' as Mode, fn: c.fn, args: c.args })),
       concurrency,
     );
     const errors: string[] = [];
-    results.forEach((result, i) => {
-      const cell = cells[i] as (typeof cells)[number];
+    for (const call of calls) {
+      const result = Array.isArray(call.args)
+        ? (results[readable.indexOf(call as FormulaCall & { args: unknown[] })] as (typeof results)[number])
+        : { error: (call.args as { error: string }).error };
       if ('error' in result) {
         errors.push(result.error);
-        cell.sheet.placeResult(cell.row, cell.column, { error: result.error });
-      } else cell.sheet.placeResult(cell.row, cell.column, { value: result.value });
-    });
-    return { formulas: cells.length, errors };
+        call.sheet.placeResult(call.row, call.column, { error: result.error });
+      } else call.sheet.placeResult(call.row, call.column, { value: result.value });
+    }
+    return { formulas: calls.length, errors };
   }
 
   private execute(user: User, mode: Mode, fn: string, args: readonly unknown[]): unknown {

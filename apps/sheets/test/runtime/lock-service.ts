@@ -1,10 +1,10 @@
 // The fake LockService (services.ts holds the limits and costs the fakes share).
-import { type Execution, RETRY_LOCK } from './execution.js';
+import { type Execution, LockWait } from './execution.js';
 import { SERVICE_COSTS } from './services.js';
 
 // ---------------------------------------------------------------------------------------------
 // LockService: a lock is free unless another execution holds it. Executions run one at a time,
-// except those started together (runtime/concurrent.ts), where a busy tryLock waits for the holder.
+// except those started together (run-concurrently.ts), where a busy tryLock waits for the holder.
 
 export function createLockService(exec: Execution, held: Map<string, Execution>, refused = () => false) {
   const lock = (name: string) => {
@@ -27,7 +27,8 @@ export function createLockService(exec: Execution, held: Map<string, Execution>,
         if (exec.concurrent && !refused()) {
           const now = exec.clock.now();
           exec.lockWaitStart ??= now;
-          if (now - exec.lockWaitStart < Number(ms)) throw RETRY_LOCK;
+          if (now - exec.lockWaitStart < Number(ms))
+            throw new LockWait(name, exec.lockWaitStart + Number(ms));
           exec.lockWaitStart = null;
         }
         return false;

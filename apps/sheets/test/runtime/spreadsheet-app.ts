@@ -1,8 +1,10 @@
 // SpreadsheetApp over the in-memory model, with Apps Script's rules: custom functions may read
 // (get*) but not write (set*), open other files or reach the UI; AuthMode.NONE (onOpen before the
-// add-on is authorised) may only build menus. Each call costs virtual time, like the real service.
+// add-on is authorised) may only build menus. Each call costs virtual time, like the real service
+// (spreadsheet-costs.ts).
 import type { Execution } from './execution.js';
 import { charsOf, checkGrid, display } from './grid-check.js';
+import { SPREADSHEET_COSTS } from './spreadsheet-costs.js';
 import {
   a1Of,
   type Box,
@@ -11,6 +13,7 @@ import {
   type SpreadsheetModel,
   type Value,
 } from './spreadsheet-model.js';
+import { createUi } from './spreadsheet-ui.js';
 
 export interface UiLog {
   readonly menus: { user: string; items: (string | null)[] }[];
@@ -18,20 +21,6 @@ export interface UiLog {
   readonly dialogs: { user: string; title: string; html: string }[];
   readonly alerts: { user: string; title: string; prompt: string }[];
 }
-
-/**
- * Virtual milliseconds per Spreadsheet call, plus per cell and per 1,000 characters read or written.
- * The per-character terms are this model's assumption, not Google's figure (Google publishes none):
- * 2 ms per 1,000 characters read is about 0.5 MB/s, slower than community benchmarks of getValues on
- * large text ranges, so that figures derived from it err on the slow side.
- */
-export const SPREADSHEET_COSTS = {
-  call: 20,
-  perCellRead: 0.002,
-  perCellWrite: 0.01,
-  perKcharRead: 2,
-  perKcharWrite: 5,
-};
 
 export interface SpreadsheetHost {
   readonly model: SpreadsheetModel;
@@ -178,11 +167,26 @@ export function createSpreadsheetApp(exec: Execution, host: SpreadsheetHost) {
 
   function sheetObject(sheet: SheetModel): object {
     return {
-      getName: () => sheet.name,
-      getSheetId: () => sheet.id,
-      getParent: () => spreadsheetObject(),
-      getMaxRows: () => sheet.maxRows,
-      getMaxColumns: () => sheet.maxColumns,
+      getName: () => {
+        read('Sheet.getName');
+        return sheet.name;
+      },
+      getSheetId: () => {
+        read('Sheet.getSheetId');
+        return sheet.id;
+      },
+      getParent: () => {
+        read('Sheet.getParent');
+        return spreadsheetObject();
+      },
+      getMaxRows: () => {
+        read('Sheet.getMaxRows');
+        return sheet.maxRows;
+      },
+      getMaxColumns: () => {
+        read('Sheet.getMaxColumns');
+        return sheet.maxColumns;
+      },
       getLastRow: () => {
         read('Sheet.getLastRow');
         return sheet.lastRow();
@@ -195,20 +199,25 @@ export function createSpreadsheetApp(exec: Execution, host: SpreadsheetHost) {
         if (typeof a === 'string') return range(sheet, parseA1(a, sheet.maxRows));
         return range(sheet, { row: a as number, column: b as number, numRows: c ?? 1, numColumns: d ?? 1 });
       },
-      getDataRange: () =>
-        range(sheet, {
+      getDataRange: () => {
+        read('Sheet.getDataRange');
+        return range(sheet, {
           row: 1,
           column: 1,
           numRows: Math.max(1, sheet.lastRow()),
           numColumns: Math.max(1, sheet.lastColumn()),
-        }),
+        });
+      },
       hideSheet: () => {
         write('hideSheet');
         sheet.hidden = true;
         if (model.active?.sheetId === sheet.id) model.active = null;
         return sheetObject(sheet);
       },
-      isSheetHidden: () => sheet.hidden,
+      isSheetHidden: () => {
+        read('Sheet.isSheetHidden');
+        return sheet.hidden;
+      },
       activate: () => {
         read('Sheet.activate');
         model.active = { sheetId: sheet.id, box: { row: 1, column: 1, numRows: 1, numColumns: 1 } };
@@ -229,14 +238,27 @@ export function createSpreadsheetApp(exec: Execution, host: SpreadsheetHost) {
 
   function spreadsheetObject(): object {
     return {
-      getId: () => model.id,
-      getName: () => model.name,
-      getSheets: () => realm.importValue(model.sheets.map(sheetObject)),
+      getId: () => {
+        read('Spreadsheet.getId');
+        return model.id;
+      },
+      getName: () => {
+        read('Spreadsheet.getName');
+        return model.name;
+      },
+      getSheets: () => {
+        read('Spreadsheet.getSheets');
+        return realm.importValue(model.sheets.map(sheetObject));
+      },
       getSheetByName: (name: string) => {
+        read('Spreadsheet.getSheetByName');
         const sheet = model.sheets.find((s) => s.name === name);
         return sheet ? sheetObject(sheet) : null;
       },
-      getActiveSheet: () => sheetObject(activeSheetModel()),
+      getActiveSheet: () => {
+        read('Spreadsheet.getActiveSheet');
+        return sheetObject(activeSheetModel());
+      },
       insertSheet: (name: unknown, index?: number) => {
         write('insertSheet');
         if (typeof name !== 'string' || name === '') fail('Invalid argument: sheetName');
@@ -248,7 +270,10 @@ export function createSpreadsheetApp(exec: Execution, host: SpreadsheetHost) {
         model.active = { sheetId: sheet.id, box: { row: 1, column: 1, numRows: 1, numColumns: 1 } };
         return sheetObject(sheet);
       },
-      getActiveRange: () => activeRange(),
+      getActiveRange: () => {
+        read('Spreadsheet.getActiveRange');
+        return activeRange();
+      },
       getRange: (a1: string) => {
         const m = /^(?:'((?:[^']|'')+)'|([^!]+))!(.+)$/.exec(a1);
         if (!m) return range(activeSheetModel(), parseA1(a1, activeSheetModel().maxRows));
@@ -269,70 +294,28 @@ export function createSpreadsheetApp(exec: Execution, host: SpreadsheetHost) {
     return sheet ? range(sheet, model.active.box) : null;
   }
 
-  function ui(): object {
-    exec.allow('SpreadsheetApp.getUi', { none: true });
-    const user = exec.user.email;
-    const ButtonSet = { OK: 'OK', OK_CANCEL: 'OK_CANCEL', YES_NO: 'YES_NO', YES_NO_CANCEL: 'YES_NO_CANCEL' };
-    const Button = { OK: 'OK', CANCEL: 'CANCEL', YES: 'YES', NO: 'NO', CLOSE: 'CLOSE' };
-    const menu = (items: (string | null)[]) => {
-      const self = {
-        addItem: (caption: string, functionName: string) => {
-          if (!host.globalFunctions().includes(functionName) || functionName.endsWith('_')) {
-            fail(`Script function not found: ${functionName}`);
-          }
-          items.push(`${caption} -> ${functionName}`);
-          return self;
-        },
-        addSeparator: () => {
-          items.push(null);
-          return self;
-        },
-        addToUi: () => {
-          host.ui.menus.push({ user, items });
-        },
-      };
-      return self;
-    };
-    return {
-      ButtonSet,
-      Button,
-      createAddonMenu: () => menu([]),
-      createMenu: () => menu([]),
-      showSidebar: (output: unknown) => {
-        exec.allow('Ui.showSidebar', {});
-        exec.enter(SPREADSHEET_COSTS.call);
-        host.ui.sidebars.push({ user, ...host.htmlContent(output) });
-      },
-      showModalDialog: (output: unknown, title: string) => {
-        exec.allow('Ui.showModalDialog', {});
-        host.ui.dialogs.push({ user, title, html: host.htmlContent(output).html });
-      },
-      alert: (title: string, prompt?: string) => {
-        exec.allow('Ui.alert', {});
-        host.ui.alerts.push({ user, title, prompt: prompt ?? '' });
-        return Button.OK;
-      },
-    };
-  }
-
   return {
     getActiveSpreadsheet: () => {
       exec.allow('SpreadsheetApp.getActiveSpreadsheet', { custom: true });
+      exec.enter(SPREADSHEET_COSTS.call);
       return spreadsheetObject();
     },
     getActive: () => {
       exec.allow('SpreadsheetApp.getActive', { custom: true });
+      exec.enter(SPREADSHEET_COSTS.call);
       return spreadsheetObject();
     },
     getActiveSheet: () => {
       exec.allow('SpreadsheetApp.getActiveSheet', { custom: true });
+      exec.enter(SPREADSHEET_COSTS.call);
       return sheetObject(activeSheetModel());
     },
     getActiveRange: () => {
       exec.allow('SpreadsheetApp.getActiveRange', { custom: true });
+      exec.enter(SPREADSHEET_COSTS.call);
       return activeRange();
     },
-    getUi: ui,
+    getUi: () => createUi(exec, host),
     flush: () => {
       exec.allow('SpreadsheetApp.flush', { custom: true });
       exec.enter(SPREADSHEET_COSTS.call);

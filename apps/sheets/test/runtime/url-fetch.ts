@@ -16,6 +16,8 @@ export interface RecordedRequest {
   readonly responseHeaders: Readonly<Record<string, string>>;
   /** When the request was sent, on the virtual clock. */
   readonly at: number;
+  /** How long its answer took to come back (the service's time plus the network's). */
+  readonly latencyMs: number;
   /** The followRedirects parameter as given (Apps Script follows redirects unless it is false). */
   readonly followRedirects: boolean;
   readonly user: string;
@@ -106,6 +108,7 @@ export function createUrlFetchApp(exec: Execution, host: FetchHost) {
       handled.delivery === 'cut'
         ? { ...handled, body: handled.body.slice(0, Math.floor(handled.body.length / 2)) }
         : handled;
+    const latency = answer.delayMs + host.extraLatencyMs;
     host.log.push({
       url: request.url,
       method: request.method,
@@ -114,12 +117,12 @@ export function createUrlFetchApp(exec: Execution, host: FetchHost) {
       status: answer.status,
       responseHeaders: { ...answer.headers },
       at: exec.clock.now(),
+      latencyMs: latency,
       followRedirects: request.followRedirects,
       user: exec.user.email,
       mode: exec.mode,
     });
     if (Buffer.byteLength(answer.body) > LIMITS.urlFetchBytes) fail('Exception: Response too large');
-    const latency = answer.delayMs + host.extraLatencyMs;
     const response = () => {
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(answer.headers)) headers[titleCase(name)] = value;
