@@ -24,7 +24,12 @@ export const customFunction = scrubbing(customFunctionOf);
 
 export const planRun = scrubbing(keepingAnswers(plan.planRun));
 export const startRun = scrubbing(keepingAnswers(start.startRun));
-export const runChunk = scrubbing(keepingAnswers(chunk.runChunk));
+// A run keeps its answers when it ends or stops, not after every chunk: rewriting the hidden sheet
+// 20 times over would take longer than the run's purchases (the answers are in the sheet's rows and
+// in the cache meanwhile, and every other writable action keeps them too).
+export const runChunk = scrubbing(
+  keepingAnswers(chunk.runChunk, (progress) => progress.finished),
+);
 export const discardRun = scrubbing(keepingAnswers(start.discardRun));
 export const freezeResults = scrubbing(keepingAnswers(menu.freezeResults));
 export const showHelp = scrubbing(keepingAnswers(menu.showHelp));

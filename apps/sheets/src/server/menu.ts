@@ -2,6 +2,7 @@
 // authorised in a document), so it only builds the menu: no properties, no cache, no fetch.
 import { PERMITTED_USE } from '@enrich/core/universal';
 import { FUNCTIONS } from '../spec.js';
+import { activeSpreadsheet } from './active-spreadsheet.js';
 import { keepCachedAnswers } from './answers/keep.js';
 import { freezeSelection } from './formulas/freeze.js';
 import { logText } from './key/scrub.js';
@@ -81,7 +82,7 @@ export function freezeResults(): void {
   if (report.skipped > 0) parts.push(`${report.skipped} left as formulas (they show an error)`);
   if (report.formulas === 0 && report.skipped === 0)
     parts.push(`select cells with ${ADDON_NAME} formulas first`);
-  SpreadsheetApp.getActiveSpreadsheet().toast(parts.join('; '), ADDON_NAME);
+  activeSpreadsheet().toast(parts.join('; '), ADDON_NAME);
 }
 
 export function helpText(): string {

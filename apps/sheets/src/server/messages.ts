@@ -21,6 +21,10 @@ export const FORMULA_TIME_UP =
   'Not finished within the 30-second limit of a custom function. The answers so far are saved, so ' +
   `editing the formula again continues from here; for large ranges use ${MENU_PATH} > Verify or enrich selection…`;
 
+/** Another formula was buying this answer when this one had to answer: nothing was paid for it here. */
+export const FORMULA_STILL_FETCHING =
+  'Still being fetched by another formula in this spreadsheet; recalculate in a moment (it is bought once).';
+
 export const STATUS_COLUMN = 'Status';
 
 /** A refused key stops a sidebar run: the sidebar uses the user's own key. */

@@ -1,9 +1,10 @@
 // Sends many requests synchronously, the Apps Script way: UrlFetchApp.fetchAll rounds (requests
 // of a round run concurrently), sized and spaced by core's pace controller (Pace: as many at once as
 // the service answers without slowing down, and, once it answered 429, rounds spaced to stay just
-// under its rate), core's retry policy between rounds with Utilities.sleep, and a deadline so that a
-// call stays inside the platform's time limit. Core has no timers; this is the synchronous driver of
-// its pure Pace and decideRetry.
+// under its rate), core's retry policy between rounds with Utilities.sleep, and the execution's time
+// (execution-time.ts): a round starts only if it can end before the platform stops the execution,
+// since its requests are paid for when they leave. Core has no timers; this is the synchronous
+// driver of its pure Pace and decideRetry.
 import {
   DEFAULT_RETRY_POLICY,
   decideRetry,
@@ -19,6 +20,7 @@ import {
   type RetryPolicy,
   readResponse,
 } from '@enrich/core/universal';
+import type { ExecutionTime } from './execution-time.js';
 
 export interface Job {
   /** Names the answer in the result (the cache key). */
@@ -29,11 +31,19 @@ export interface Job {
 export interface SendOptions {
   /** No round starts, and no wait ends, after this time (ms since the epoch). */
   readonly deadline: number;
+  /** The execution's time: a round starts only if the longest round so far still fits in it. */
+  readonly time: ExecutionTime;
   /** Sizes and spaces the rounds (at most MAX_PARALLEL at once); told how every request ended. */
   readonly pace: Pace;
   readonly policy?: RetryPolicy;
-  /** Told after each round with the jobs that finished in it, so that answers are kept at once. */
-  readonly onAnswers?: (answers: readonly (readonly [string, Outcome])[]) => void;
+  /**
+   * Told after every round with the jobs that finished in it (so that answers are kept at once) and
+   * the ids of those still to send.
+   */
+  readonly afterRound?: (
+    answers: readonly (readonly [string, Outcome])[],
+    pending: readonly string[],
+  ) => void;
 }
 
 export interface SendReport {
@@ -77,15 +87,18 @@ export function sendAll(op: Operation, jobs: readonly Job[], options: SendOption
   let roundMs = 0;
   const lastErrors = new Map<string, Outcome>();
 
+  const { time } = options;
+  // A round may start at `at` if the deadline has not passed and it would end in time.
+  const mayStart = (at: number) => at <= options.deadline && time.roundFits(at);
   while (queue.length > 0) {
     let now = Date.now();
     const readyAt = Math.max(pauseUntil, pace.readyAt(now), Math.min(...queue.map((p) => p.notBefore)));
     if (readyAt > now) {
-      if (readyAt > options.deadline) break;
+      if (!mayStart(readyAt)) break;
       Utilities.sleep(readyAt - now);
       now = Date.now();
     }
-    if (now > options.deadline) break;
+    if (!mayStart(now)) break;
     const round = queue.filter((p) => p.notBefore <= now).slice(0, roundSize(pace, roundMs));
     pace.sent(now, round.length);
     const responses = readFetched(round.map((p) => p.job.request));
@@ -93,6 +106,7 @@ export function sendAll(op: Operation, jobs: readonly Job[], options: SendOption
     const stopped = new Set<Queued>();
     const after = Date.now();
     roundMs = after - now;
+    time.roundTook(roundMs);
     round.forEach((queued, i) => {
       const response = responses[i];
       const outcome =
@@ -125,7 +139,7 @@ export function sendAll(op: Operation, jobs: readonly Job[], options: SendOption
           if (everyone) pauseUntil = Math.max(pauseUntil, queued.notBefore);
           // A retry that could not start before the deadline leaves the request unfinished, for the
           // next call to take up, rather than reporting a failure that waiting would have cured.
-          if (queued.notBefore > options.deadline) stopped.add(queued);
+          if (!mayStart(queued.notBefore)) stopped.add(queued);
           return;
         }
       }
@@ -134,7 +148,10 @@ export function sendAll(op: Operation, jobs: readonly Job[], options: SendOption
       finished.push([queued.job.id, outcome]);
     });
     queue = queue.filter((p) => !outcomes.has(p.job.id) && !stopped.has(p));
-    if (finished.length > 0) options.onAnswers?.(finished);
+    options.afterRound?.(
+      finished,
+      queue.map((p) => p.job.id),
+    );
   }
   return {
     outcomes,

@@ -15,6 +15,7 @@
 // which only executions that may write can fill. So each cache entry says whether it is already
 // kept there; keep.ts moves the others.
 import { isPaid, isStoredOutcome, type Outcome } from '@enrich/core/universal';
+import { underDocumentLock } from '../document-lock.js';
 import { currentScrubber, scrubDeep } from '../key/scrub.js';
 import { forKeeping, type PaidAnswer, spread } from './paid-answer.js';
 
@@ -115,19 +116,16 @@ export interface AnswerToCache {
  * Caches the paid outcomes (records, no match, 440, and paid but unreadable answers); errors that
  * cost nothing are asked again. Read-modify-write of the buckets under the document lock, so that
  * two executions saving at once (Sheets runs several custom functions together) do not drop each
- * other's answers.
+ * other's answers; waiting for it at most `lockWaitMs`, then saving without it (0: at once).
  */
 export function cacheAnswers(
   cache: GoogleAppsScript.Cache.Cache | null,
   entries: readonly (readonly [string, Outcome, AnswerToCache?])[],
+  lockWaitMs = 5_000,
 ): void {
   const paid = entries.filter(([, outcome]) => isPaid(outcome));
   if (!cache || paid.length === 0) return;
-  const lock = LockService.getDocumentLock();
-  // A sidebar chunk already holds the document lock; releasing it here would release it for good.
-  const held = lock?.hasLock() === true;
-  const locked = lock !== null && (held || lock.tryLock(5_000));
-  try {
+  const save = () => {
     const keys = [...new Set(paid.map(([id]) => bucketOf(id)))];
     const buckets = readBuckets(cache, keys);
     const now = Date.now();
@@ -144,9 +142,9 @@ export function cacheAnswers(
     if (paid.some(([, , how]) => !how?.kept)) values[UNKEPT_HINT] = String(now);
     for (const key of keys) values[key] = serialise(buckets.get(key) ?? {}, now);
     cache.putAll(values, CACHE_TTL_SECONDS);
-  } finally {
-    if (locked && !held) lock.releaseLock();
-  }
+  };
+  // A sidebar chunk already holds the document lock: it saves under it and keeps it.
+  if (!underDocumentLock(lockWaitMs, save)) save();
 }
 
 /** Marks cached answers as kept in the hidden sheet, under the document lock the caller holds. */

@@ -16,6 +16,7 @@
 // Ids are digests of base URL + request (paid-answer.ts): no input is in the clear. The answers are
 // the same data the formulas show in the cells; every editor can unhide the sheet (README).
 import { isStoredOutcome, type Outcome } from '@enrich/core/universal';
+import { activeSpreadsheet } from '../active-spreadsheet.js';
 import { TEXT_FORMAT } from '../cells/values.js';
 import { forKeeping, type PaidAnswer, spread } from './paid-answer.js';
 
@@ -35,7 +36,7 @@ function rowOf(id: string): number {
 }
 
 function hiddenSheet(): GoogleAppsScript.Spreadsheet.Sheet | null {
-  return SpreadsheetApp.getActiveSpreadsheet().getSheetByName(HIDDEN_SHEET_NAME);
+  return activeSpreadsheet().getSheetByName(HIDDEN_SHEET_NAME);
 }
 
 /**
@@ -123,7 +124,7 @@ export function writeHiddenSheet(answers: ReadonlyMap<string, PaidAnswer>, fresh
 }
 
 function createHiddenSheet(): GoogleAppsScript.Spreadsheet.Sheet {
-  const spreadsheet = SpreadsheetApp.getActiveSpreadsheet();
+  const spreadsheet = activeSpreadsheet();
   // Inserting a sheet makes it the active one: put the user's selection back afterwards.
   const selection = spreadsheet.getActiveRange();
   const sheet = spreadsheet.insertSheet(HIDDEN_SHEET_NAME, spreadsheet.getSheets().length);

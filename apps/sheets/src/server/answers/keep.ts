@@ -4,6 +4,7 @@
 // them (AuthMode.LIMITED); where it refuses, nothing breaks and the next writable action keeps them.
 // It never sends a request: keeping answers costs no transaction.
 
+import { underDocumentLock } from '../document-lock.js';
 import { logText } from '../key/scrub.js';
 import { documentCache, markKept, readAllCachedAnswers, UNKEPT_HINT } from './document-cache.js';
 import { freshSince } from './freshness.js';
@@ -26,10 +27,7 @@ export function keepCachedAnswers(onlyIfHinted = false): KeepReport {
   const cache = documentCache();
   if (!cache) return { kept: 0, skipped: 'no-cache' };
   if (onlyIfHinted && cache.get(UNKEPT_HINT) === null) return { kept: 0 };
-  const lock = LockService.getDocumentLock();
-  const held = lock.hasLock();
-  if (!held && !lock.tryLock(5_000)) return { kept: 0, skipped: 'busy' };
-  try {
+  const done = underDocumentLock(5_000, (): KeepReport => {
     const since = freshSince();
     const unkept = new Map<string, PaidAnswer>();
     for (const [id, answer] of readAllCachedAnswers(cache, since)) {
@@ -42,22 +40,28 @@ export function keepCachedAnswers(onlyIfHinted = false): KeepReport {
     const kept = writeHiddenSheet(unkept, since);
     markKept(cache, [...unkept.keys()]);
     return { kept };
-  } finally {
-    if (!held) lock.releaseLock();
-  }
+  });
+  return done ? done.value : { kept: 0, skipped: 'busy' };
 }
 
 /**
  * Runs a writable action, then keeps cached answers (also those the action itself bought). After,
  * not before: the action's own work comes first, and a failure to keep never changes its outcome.
+ * With `after`, only when it says so of the action's result (and always when the action failed).
  */
-export function keepingAnswers<A extends unknown[], R>(action: (...args: A) => R): (...args: A) => R {
+export function keepingAnswers<A extends unknown[], R>(
+  action: (...args: A) => R,
+  after?: (result: R) => boolean,
+): (...args: A) => R {
   return (...args: A) => {
+    let keep = true;
     try {
-      return action(...args);
+      const result = action(...args);
+      keep = after?.(result) ?? true;
+      return result;
     } finally {
       try {
-        keepCachedAnswers();
+        if (keep) keepCachedAnswers();
       } catch (error) {
         console.warn(logText(`Could not keep cached answers: ${(error as Error).message}`));
       }

@@ -17,14 +17,24 @@ import {
 import { type ArgSpec, type FunctionSpec, findFunction } from '../../spec.js';
 import { pendingRequests } from '../answers/pending.js';
 import { type ChosenColumns, chooseWithExtras, extraValue, outcomeRow } from '../cells/outcome-row.js';
+import { type ExecutionTime, executionTime } from '../execution-time.js';
 import { asCoreSettings, readSettings } from '../key/settings.js';
-import { FORMULA_TIME_UP, OWNER_ALLOWANCE_USED, OWNER_HAS_NO_KEY, OWNER_KEY_REFUSED } from '../messages.js';
+import {
+  FORMULA_STILL_FETCHING,
+  FORMULA_TIME_UP,
+  OWNER_ALLOWANCE_USED,
+  OWNER_HAS_NO_KEY,
+  OWNER_KEY_REFUSED,
+} from '../messages.js';
 import { fetchOnce } from './fetch-once.js';
 
-/** Custom functions get 30 s; no fetch round starts after this much of it. */
-const FORMULA_BUDGET_MS = 20_000;
-/** Waiting for an answer another formula is buying ends here, leaving time to buy it after all. */
-const FORMULA_WAIT_MS = 15_000;
+/** Apps Script stops a custom function after 30 s, wherever it is. */
+const FORMULA_LIMIT_MS = 30_000;
+/**
+ * Kept free after the last fetch round or wait: saving the answers (a lock and two cache calls),
+ * removing the marks, building the rows, and the script's start before `started` was taken.
+ */
+const FORMULA_MARGIN_MS = 2_000;
 
 type Cell = string | number | boolean;
 
@@ -42,7 +52,11 @@ export function customFunction(name: string, args: readonly unknown[]): Cell[][]
   const rows = inputRows(spec, args.slice(0, spec.args.length));
 
   const plans = rows.map((raw) => planRow(op, raw));
-  const outcomes = fetchOutcomes(op, plans, started);
+  const { outcomes, elsewhere } = fetchOutcomes(
+    op,
+    plans,
+    executionTime(started, FORMULA_LIMIT_MS, FORMULA_MARGIN_MS),
+  );
   checkExtrasFound(op, chosen, outcomes);
 
   const blank = (): Cell[] => columns.map(() => '');
@@ -55,7 +69,8 @@ export function customFunction(name: string, args: readonly unknown[]): Cell[][]
     else {
       const outcome = outcomes.get(plan.key);
       if (!outcome) {
-        out.push(message(FORMULA_TIME_UP));
+        // Never bought here: another formula is buying it, or there was no time for another round.
+        out.push(message(elsewhere.has(plan.key) ? FORMULA_STILL_FETCHING : FORMULA_TIME_UP));
         continue;
       }
       const row = outcomeRow(op, outcome, columns);
@@ -85,18 +100,22 @@ function checkExtrasFound(
   }
 }
 
-/** Outcomes by request key for the distinct valid requests: cached, or fetched now. */
+/**
+ * Outcomes by request key for the distinct valid requests (cached, or fetched now), and the keys
+ * another formula was still buying when this one had to answer.
+ */
 function fetchOutcomes(
   op: Operation,
   plans: readonly ReturnType<typeof planRow>[],
-  started: number,
-): Map<string, Outcome> {
+  time: ExecutionTime,
+): { outcomes: Map<string, Outcome>; elsewhere: Set<string> } {
   const inputs = new Map<string, NonNullable<ReturnType<typeof planRow>['input']>>();
   for (const plan of plans) {
     if (plan.kind === 'request' && plan.input && !inputs.has(plan.key)) inputs.set(plan.key, plan.input);
   }
   const byKey = new Map<string, Outcome>();
-  if (inputs.size === 0) return byKey;
+  const elsewhere = new Set<string>();
+  if (inputs.size === 0) return { outcomes: byKey, elsewhere };
 
   // Owner's properties: Apps Script gives a custom function the spreadsheet owner's user properties.
   const stored = readSettings(PropertiesService.getUserProperties());
@@ -107,23 +126,21 @@ function fetchOutcomes(
   const settings = asCoreSettings(stored);
   const { cache, ids, cached, jobs } = pendingRequests(op, inputs, settings);
   for (const [key, outcome] of cached) byKey.set(key, outcome);
-  if (jobs.length === 0) return byKey;
+  if (jobs.length === 0) return { outcomes: byKey, elsewhere };
 
-  const fetched = fetchOnce(op, cache, jobs, {
-    deadline: started + FORMULA_BUDGET_MS,
-    waitUntil: started + FORMULA_WAIT_MS,
-  });
-  for (const outcome of fetched.values()) {
+  const fetched = fetchOnce(op, cache, jobs, time);
+  for (const outcome of fetched.outcomes.values()) {
     if (outcome.kind !== 'error') continue;
     // Whole-call failures: every row would say the same, and only the owner can mend them.
     if (outcome.error.code === 'unauthorized') throw new Error(OWNER_KEY_REFUSED);
     if (outcome.error.code === 'allowance') throw new Error(OWNER_ALLOWANCE_USED);
   }
   for (const [key, id] of ids) {
-    const outcome = fetched.get(id);
+    const outcome = fetched.outcomes.get(id);
     if (outcome) byKey.set(key, outcome);
+    else if (fetched.elsewhere.has(id)) elsewhere.add(key);
   }
-  return byKey;
+  return { outcomes: byKey, elsewhere };
 }
 
 /**

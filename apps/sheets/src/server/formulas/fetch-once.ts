@@ -1,182 +1,155 @@
 // Sheets runs many custom functions at once (=PHONELOOKUP(A2) filled down is one execution per
-// cell), and each sees the same empty cache. Without care, two cells asking for the same input both
-// pay. So before sending, an execution claims its requests under the document lock with an
-// "in flight" marker in the document cache; an execution that finds a marker waits (polling the
-// cache, within a bounded time) for the answer the other one is buying, and pays itself only if
-// the wait runs out or the other gave up. Without a lock (LockService refused, or busy for too long)
-// it pays for what it lacks: never worse than no coordination.
+// cell, and two range formulas over the same column run side by side), and each sees the same
+// cache. Without care, two of them asking for the same input both pay. A formula's purchase goes
+// through three steps (fetchOnce):
+// 1. claim: under the document lock, each input is answered already (the cache), or being bought
+//    by another execution (a live "in flight" mark, in-flight.ts), or claimed by this one (marked);
+// 2. buy: this execution buys what it claimed in fetchAll rounds, each round only if it fits in the
+//    time left (execution-time.ts); after every round, under the lock, it saves the answers and
+//    renews the marks of what it still has to buy (until it stops at 30 s: a mark must not lapse
+//    while its requests are out; renewed, since the cache may drop them); at the end it removes its
+//    marks (an input it had no time for is then free for another to take);
+// 3. wait: for the inputs others are buying, it polls the cache while their marks are live. An
+//    input whose mark is gone without an answer (its buyer gave up, got an error that cost
+//    nothing, or was stopped) it claims and buys itself if a round still fits. When its own time
+//    is up, what others are still buying is answered "still being fetched", unpaid: it never buys
+//    what another execution is fetching.
+// A mark lasts until its buyer stops (30 s): a round's answers can take longer than any estimate,
+// and a mark that lapsed while its requests are still out would let another formula buy them again.
+// Without the lock (LockService refused it, or it stayed busy), an execution waits for the inputs
+// others marked and pays for the rest without marking them: never worse than no coordination.
 import { type Operation, type Outcome, Pace } from '@enrich/core/universal';
 import { cacheAnswers, readCachedOutcomes } from '../answers/document-cache.js';
-import { spread } from '../answers/paid-answer.js';
+import { underDocumentLock } from '../document-lock.js';
+import type { ExecutionTime } from '../execution-time.js';
 import { type Job, MAX_PARALLEL, sendAll } from '../send.js';
+import { type MarkItems, readMarks } from './in-flight.js';
 
-const MARK = 'inflight:';
 /**
- * Markers are packed into a few cache items (id → expiry), not one item per input: a 3,000-row
- * formula would otherwise add 3,000 items and push the cache past its 1,000-item cap, evicting.
+ * The lock guards a few cache calls, but many formulas at once queue for it: a claim waits for it as
+ * long as a round would still fit afterwards (a claim that gives up pays without coordination);
+ * saving after a round waits less, then saves without it.
  */
-const MARK_ITEMS = 16;
-/** A marker outlives no execution that could still be fetching: custom functions stop at 30 s. */
-const MARK_SECONDS = 30;
-const POLL_MS = 500;
-/** The lock guards only a few cache calls; waiting longer for it means something is wrong. */
+const CLAIM_LOCK_WAIT_MS = 20_000;
 const LOCK_WAIT_MS = 3_000;
-
+const POLL_MS = 500;
 type Cache = GoogleAppsScript.Cache.Cache;
 
-export interface Claim {
-  /** Requests this execution fetches (it set their markers). */
-  readonly mine: readonly Job[];
-  /** Requests another execution is fetching now. */
-  readonly waiting: readonly Job[];
-  /** Answers that arrived since the caller looked in the cache. */
-  readonly answered: ReadonlyMap<string, Outcome>;
+export interface PurchaseResult {
+  /** Outcomes by job id: fetched here, or bought by another execution at the same moment. */
+  readonly outcomes: ReadonlyMap<string, Outcome>;
+  /** Job ids another execution was still buying when this one had to answer. */
+  readonly elsewhere: ReadonlySet<string>;
 }
 
-export interface FetchOnceOptions {
-  /** No fetch round starts after this time (ms). */
-  readonly deadline: number;
-  /** Waiting for other executions' answers ends at this time (ms); then this one pays. */
-  readonly waitUntil: number;
-}
-
-/** Outcomes by job id: fetched here, or bought by another execution at the same moment. */
+/**
+ * What `jobs` came to: answers, and those still being bought elsewhere; the rest had no time. The
+ * purchase's state (what it has, what it waits for) and its three steps.
+ */
 export function fetchOnce(
   op: Operation,
   cache: Cache | null,
   jobs: readonly Job[],
-  options: FetchOnceOptions,
-): Map<string, Outcome> {
-  const claim = claimJobs(cache, jobs);
-  const outcomes = new Map(claim.answered);
-  const send = (list: readonly Job[]) => {
-    const report = sendAll(op, list, {
-      deadline: options.deadline,
-      // Rounds of 40 from the start (a formula has 30 s, no time to grow); a 429 then paces them.
-      pace: new Pace({ initialConcurrency: MAX_PARALLEL, maxConcurrency: MAX_PARALLEL }, Date.now()),
-      onAnswers: (answers) => cacheAnswers(cache, answers),
-    });
-    for (const [id, outcome] of report.outcomes) outcomes.set(id, outcome);
-  };
-  try {
-    if (claim.mine.length > 0) send(claim.mine);
-  } finally {
-    if (cache && claim.mine.length > 0) releaseMarks(cache, claim.mine);
-  }
-  if (claim.waiting.length > 0) {
-    const waited = waitForOthers(cache as Cache, claim.waiting, options.waitUntil);
-    for (const [id, outcome] of waited.answered) outcomes.set(id, outcome);
-    if (waited.left.length > 0) send(waited.left);
-  }
-  return outcomes;
-}
+  time: ExecutionTime,
+): PurchaseResult {
+  const outcomes = new Map<string, Outcome>();
+  const elsewhere = new Set<string>();
+  /** Inputs another execution is buying. */
+  let waiting: Job[] = [];
 
-export function claimJobs(cache: Cache | null, jobs: readonly Job[]): Claim {
-  const payAll: Claim = { mine: jobs, waiting: [], answered: new Map() };
-  if (!cache || jobs.length === 0) return payAll;
-  const lock = LockService.getDocumentLock();
-  const held = lock?.hasLock() === true;
-  if (lock === null || (!held && !lock.tryLock(LOCK_WAIT_MS))) return payAll;
-  try {
-    const ids = jobs.map((j) => j.id);
-    const answered = readCachedOutcomes(cache, ids);
-    const marks = readMarks(cache, ids);
-    const now = Date.now();
-    const mine: Job[] = [];
-    const waiting: Job[] = [];
-    for (const job of jobs) {
-      if (answered.has(job.id)) continue;
-      const item = marks.get(markKey(job.id)) as Marks;
-      if ((item[job.id] ?? 0) > now) waiting.push(job);
-      else {
-        mine.push(job);
-        item[job.id] = now + MARK_SECONDS * 1000;
+  /** Step 1: answered, someone else's (waiting), or mine; `marked` when mine carry this execution's marks. */
+  const claim = (list: readonly Job[]): { mine: Job[]; marked: boolean } => {
+    if (!cache || list.length === 0) return { mine: [...list], marked: false };
+    const ids = list.map((j) => j.id);
+    const sort = (marks: MarkItems, mark: boolean) => {
+      for (const [id, outcome] of readCachedOutcomes(cache, ids)) outcomes.set(id, outcome);
+      const now = Date.now();
+      const mine: Job[] = [];
+      for (const job of list) {
+        if (outcomes.has(job.id)) continue;
+        if (marks.live(job.id, now)) waiting.push(job);
+        else {
+          mine.push(job);
+          if (mark) marks.set(job.id, time.stopsAt);
+        }
+      }
+      if (mark && mine.length > 0) marks.write(now);
+      return mine;
+    };
+    const locked = underDocumentLock(
+      Math.max(0, time.lockWaitMs(CLAIM_LOCK_WAIT_MS) - time.expectedRoundMs()),
+      () => sort(readMarks(cache, ids), true),
+    );
+    // No lock: wait for what others marked, buy the rest unmarked (a mark written without the lock
+    // could erase another execution's).
+    return locked
+      ? { mine: locked.value, marked: true }
+      : { mine: sort(readMarks(cache, ids), false), marked: false };
+  };
+
+  /** Under one lock: a round's answers into the cache, the marks of what is left renewed. */
+  const afterRound = (answers: readonly (readonly [string, Outcome])[], pending: readonly string[]) => {
+    if (!cache) return;
+    const save = () => {
+      cacheAnswers(cache, answers);
+      if (pending.length === 0) return;
+      const marks = readMarks(cache, pending);
+      for (const id of pending) marks.set(id, time.stopsAt);
+      marks.write(Date.now());
+    };
+    // Without the lock the answers are saved all the same, at once, without it.
+    if (!underDocumentLock(time.lockWaitMs(LOCK_WAIT_MS), save)) cacheAnswers(cache, answers, 0);
+  };
+
+  /** Step 2: buys in rounds that fit; after each, saves the answers and renews the marks; then unmarks. */
+  const buy = ({ mine, marked }: { mine: readonly Job[]; marked: boolean }) => {
+    if (mine.length === 0) return;
+    try {
+      const report = sendAll(op, mine, {
+        deadline: time.endBy,
+        time,
+        // Rounds of 40 from the start (a formula has 30 s, no time to grow); a 429 then paces them.
+        pace: new Pace({ initialConcurrency: MAX_PARALLEL, maxConcurrency: MAX_PARALLEL }, Date.now()),
+        afterRound: (answers, pending) => afterRound(answers, marked ? pending : []),
+      });
+      for (const [id, outcome] of report.outcomes) outcomes.set(id, outcome);
+    } finally {
+      // Without the lock the marks expire, at most with this execution.
+      if (cache && marked) {
+        underDocumentLock(time.lockWaitMs(LOCK_WAIT_MS), () => {
+          const marks = readMarks(
+            cache,
+            mine.map((j) => j.id),
+          );
+          for (const job of mine) marks.remove(job.id);
+          marks.write(Date.now());
+        });
       }
     }
-    if (mine.length > 0) writeMarks(cache, marks, now);
-    return { mine, waiting, answered };
-  } finally {
-    if (!held) lock.releaseLock();
-  }
-}
+  };
 
-/** Polls the cache for the answers others are buying; `left` are those to pay for after all. */
-function waitForOthers(
-  cache: Cache,
-  jobs: readonly Job[],
-  until: number,
-): { answered: Map<string, Outcome>; left: Job[] } {
-  const answered = new Map<string, Outcome>();
-  let left = [...jobs];
-  for (;;) {
-    // Markers first, then answers: the fetcher saves the answer before it removes its marker, so a
-    // marker gone with no answer means the fetcher gave up (an error that cost nothing, or it died).
-    const marks = readMarks(
-      cache,
-      left.map((j) => j.id),
-    );
-    const found = readCachedOutcomes(
-      cache,
-      left.map((j) => j.id),
-    );
-    for (const [id, outcome] of found) answered.set(id, outcome);
-    left = left.filter((j) => !found.has(j.id));
-    const now = Date.now();
-    const stillFetched = left.filter((j) => (marks.get(markKey(j.id))?.[j.id] ?? 0) > now);
-    if (stillFetched.length === 0 || Date.now() + POLL_MS > until) return { answered, left };
-    Utilities.sleep(POLL_MS);
-  }
-}
-
-/** Id → time (ms) until which another execution is fetching it. */
-type Marks = Record<string, number>;
-
-function markKey(id: string): string {
-  return MARK + (spread(id) % MARK_ITEMS);
-}
-
-/** The marker items covering `ids` (an absent or unreadable item is empty). */
-function readMarks(cache: Cache, ids: readonly string[]): Map<string, Marks> {
-  const keys = [...new Set(ids.map(markKey))];
-  const texts = cache.getAll(keys);
-  const out = new Map<string, Marks>();
-  for (const key of keys) {
-    let marks: Marks = {};
-    try {
-      const parsed = JSON.parse(texts[key] ?? '{}') as Marks;
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) marks = parsed;
-    } catch {
-      // unreadable: no markers
+  /** Step 3: waits while others' marks are live; takes over inputs they gave up if a round fits. */
+  const waitForOthers = () => {
+    while (cache && waiting.length > 0) {
+      const ids = waiting.map((j) => j.id);
+      // Marks first, then answers: a buyer saves an answer before it removes its mark, so a mark
+      // gone with no answer means the buyer gave up on that input.
+      const marks = readMarks(cache, ids);
+      const found = readCachedOutcomes(cache, ids);
+      for (const [id, outcome] of found) outcomes.set(id, outcome);
+      const now = Date.now();
+      const left = waiting.filter((j) => !found.has(j.id));
+      const given = left.filter((j) => !marks.live(j.id, now));
+      waiting = left.filter((j) => marks.live(j.id, now));
+      if (given.length > 0 && time.roundFits(now)) buy(claim(given));
+      if (waiting.length === 0) return;
+      if (Date.now() + POLL_MS > time.endBy) break;
+      Utilities.sleep(POLL_MS);
     }
-    out.set(key, marks);
-  }
-  return out;
-}
+    for (const job of waiting) elsewhere.add(job.id);
+  };
 
-/** Writes marker items back without expired markers; an empty item is removed. */
-function writeMarks(cache: Cache, items: ReadonlyMap<string, Marks>, now: number): void {
-  const put: Record<string, string> = {};
-  const empty: string[] = [];
-  for (const [key, marks] of items) {
-    const live = Object.fromEntries(Object.entries(marks).filter(([, until]) => until > now));
-    if (Object.keys(live).length === 0) empty.push(key);
-    else put[key] = JSON.stringify(live);
-  }
-  if (Object.keys(put).length > 0) cache.putAll(put, MARK_SECONDS);
-  if (empty.length > 0) cache.removeAll(empty);
-}
-
-/** Removes this execution's markers, under the lock; without it they simply expire (30 s). */
-function releaseMarks(cache: Cache, jobs: readonly Job[]): void {
-  const lock = LockService.getDocumentLock();
-  const held = lock?.hasLock() === true;
-  if (lock === null || (!held && !lock.tryLock(LOCK_WAIT_MS))) return;
-  try {
-    const ids = jobs.map((j) => j.id);
-    const marks = readMarks(cache, ids);
-    for (const id of ids) delete (marks.get(markKey(id)) as Marks)[id];
-    writeMarks(cache, marks, Date.now());
-  } finally {
-    if (!held) lock.releaseLock();
-  }
+  buy(claim(jobs));
+  waitForOthers();
+  return { outcomes, elsewhere };
 }

@@ -5,6 +5,7 @@
 // values that look like formulas stay text).
 import { chooseColumns } from '@enrich/core/universal';
 import { type FunctionSpec, findFunction } from '../../spec.js';
+import { activeSpreadsheet } from '../active-spreadsheet.js';
 import { HIDDEN_SHEET_NAME } from '../answers/hidden-sheet.js';
 import { type CellValue, TEXT_FORMAT, toCell } from '../cells/values.js';
 
@@ -24,7 +25,7 @@ export function freezeSelection(): FreezeReport {
 /** Freeze results "in the whole spreadsheet": every sheet's used area but the hidden sheet of answers. */
 export function freezeSpreadsheet(): FreezeReport {
   let total: FreezeReport = { formulas: 0, cells: 0, skipped: 0 };
-  for (const sheet of SpreadsheetApp.getActiveSpreadsheet().getSheets()) {
+  for (const sheet of activeSpreadsheet().getSheets()) {
     if (sheet.getName() === HIDDEN_SHEET_NAME) continue;
     const report = freezeRange(sheet.getDataRange());
     total = {

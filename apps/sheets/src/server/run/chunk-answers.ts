@@ -12,12 +12,16 @@ import {
 } from '@enrich/core/universal';
 import { cacheAnswers } from '../answers/document-cache.js';
 import { pendingRequests } from '../answers/pending.js';
+import { executionTime } from '../execution-time.js';
 import { SIDEBAR_KEY_REFUSED } from '../messages.js';
 import { MAX_PARALLEL, sendAll } from '../send.js';
 import type { PlannedRow, ResolvedRun } from './resolve.js';
 
 /** No fetch round of a chunk starts after this; what is left goes to the next chunk. */
 const CHUNK_FETCH_BUDGET_MS = 60_000;
+/** Apps Script stops a sidebar call after 6 minutes; a round must end a minute before that. */
+const CHUNK_LIMIT_MS = 6 * 60_000;
+const CHUNK_MARGIN_MS = 60_000;
 
 export interface ChunkAnswers {
   readonly byKey: Map<string, Outcome>;
@@ -72,8 +76,9 @@ export function fetchChunkAnswers(
   const pace = new Pace({ maxConcurrency: MAX_PARALLEL }, Date.now(), options.pace);
   const report = sendAll(run.op, jobs, {
     deadline: options.started + CHUNK_FETCH_BUDGET_MS,
+    time: executionTime(options.started, CHUNK_LIMIT_MS, CHUNK_MARGIN_MS),
     pace,
-    onAnswers: (answers) => cacheAnswers(cache, answers),
+    afterRound: (answers) => cacheAnswers(cache, answers),
   });
   const progressed = report.outcomes.size > 0 || cached.size > 0;
   for (const [key, id] of ids) {

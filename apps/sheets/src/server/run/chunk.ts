@@ -11,6 +11,7 @@ import {
   type SpendRow,
 } from '@enrich/core/universal';
 import { type CellValue, TEXT_FORMAT, toCells } from '../cells/values.js';
+import { underDocumentLock } from '../document-lock.js';
 import { currentScrubber } from '../key/scrub.js';
 import { asCoreSettings, noKeyMessageForSidebar, userSettings } from '../key/settings.js';
 import { STATUS_COLUMN } from '../messages.js';
@@ -28,14 +29,9 @@ export const CHUNK_ROWS = 250;
 
 /** Does the next chunk of the run and returns where it stands. */
 export function runChunk(runId: string): RunProgress {
-  const lock = LockService.getDocumentLock();
-  if (!lock.tryLock(10_000))
-    throw new Error('Another run is writing to this spreadsheet; try again in a moment.');
-  try {
-    return doChunk(runId);
-  } finally {
-    lock.releaseLock();
-  }
+  const done = underDocumentLock(10_000, () => doChunk(runId));
+  if (!done) throw new Error('Another run is writing to this spreadsheet; try again in a moment.');
+  return done.value;
 }
 
 function doChunk(runId: string): RunProgress {

@@ -12,6 +12,7 @@ import {
   type RowPlan,
   rowInput,
 } from '@enrich/core/universal';
+import { activeSpreadsheet, activeSpreadsheetId } from '../active-spreadsheet.js';
 import { columnLetter, rangeA1 } from '../cells/a1.js';
 import type { Checkpoint } from './checkpoint.js';
 import type { RangeRef, RunRequest } from './types.js';
@@ -129,7 +130,7 @@ export function targetA1(run: ResolvedRun): string {
 }
 
 function findSheet(sheetId: number): GoogleAppsScript.Spreadsheet.Sheet {
-  const sheet = SpreadsheetApp.getActiveSpreadsheet()
+  const sheet = activeSpreadsheet()
     .getSheets()
     .find((s) => s.getSheetId() === sheetId);
   if (!sheet) throw new Error('The sheet of this run no longer exists');
@@ -137,5 +138,5 @@ function findSheet(sheetId: number): GoogleAppsScript.Spreadsheet.Sheet {
 }
 
 export function spreadsheetId(): string {
-  return SpreadsheetApp.getActiveSpreadsheet().getId();
+  return activeSpreadsheetId();
 }
