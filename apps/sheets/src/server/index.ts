@@ -28,7 +28,7 @@ export const startRun = scrubbing(keepingAnswers(start.startRun));
 // 20 times over would take longer than the run's purchases (the answers are in the sheet's rows and
 // in the cache meanwhile, and every other writable action keeps them too).
 export const runChunk = scrubbing(
-  keepingAnswers(chunk.runChunk, (progress) => progress.finished),
+  keepingAnswers(chunk.runChunk, (progress) => progress.finished || progress.halted !== null),
 );
 export const discardRun = scrubbing(keepingAnswers(start.discardRun));
 export const freezeResults = scrubbing(keepingAnswers(menu.freezeResults));

@@ -161,7 +161,13 @@ async function start(): Promise<void> {
   try {
     const confirmed = $<HTMLInputElement>('confirm-overwrite').checked;
     const askAgain = $<HTMLInputElement>('ask-again-unreadable').checked;
-    const progress = await call('startRun', { ...runRequest(), askAgainUnreadable: askAgain }, confirmed);
+    // What Check showed is the run's ceiling: the server stops the run rather than spend more.
+    const progress = await call(
+      'startRun',
+      { ...runRequest(), askAgainUnreadable: askAgain },
+      confirmed,
+      plan.transactions,
+    );
     await drive(progress);
   } catch (error) {
     showMessage(errorText(error));
@@ -219,6 +225,12 @@ async function drive(first: RunProgress): Promise<void> {
       }
       progress = await call('runChunk', progress.runId);
       renderProgress(progress);
+      if (progress.halted !== null) {
+        // Stopped at what Check showed: the message says what changed and what to do.
+        showMessage(progress.halted);
+        showResume(progress);
+        return;
+      }
     }
     renderBreakdown(progress.breakdown);
     const c = progress.counts;
@@ -241,6 +253,8 @@ async function drive(first: RunProgress): Promise<void> {
 
 function showResume(progress: RunProgress): void {
   $('resume-section').hidden = false;
+  // A run stopped at its ceiling would stop again: Check again, or discard it.
+  $('resume').hidden = progress.halted !== null;
   $('resume-section').dataset.runId = progress.runId;
   $('resume-text').textContent =
     `${progress.title} on ${progress.sheetName}!${progress.inputA1}: ${number(progress.counts.done)} of ` +

@@ -42,6 +42,12 @@ export interface Checkpoint {
   readonly overwrite: boolean;
   /** The user asked again for unreadable answers paid before this time (ms); absent otherwise. */
   readonly askAgainBefore?: number;
+  /**
+   * The most this run may spend: what Check showed the user (or less, when Start found less). A run
+   * whose range changed since Check stops here rather than buying what the range holds now. Absent
+   * in a checkpoint saved before it was kept: such a run buys nothing more (ceiling.ts).
+   */
+  readonly planned?: number;
   /** Next data row to do (0-based, header excluded). */
   next: number;
   /**

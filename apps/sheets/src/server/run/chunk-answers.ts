@@ -25,6 +25,8 @@ const CHUNK_MARGIN_MS = 60_000;
 
 export interface ChunkAnswers {
   readonly byKey: Map<string, Outcome>;
+  /** Set when the requests to send were more than the run may still spend: nothing was sent. */
+  readonly overCeiling?: { readonly needed: number };
   readonly spent: number;
   readonly cached: number;
   /** What the pace learnt, for the next chunk; where it stands, in core's words; 429s and retries. */
@@ -49,6 +51,8 @@ export interface ChunkFetchOptions {
   readonly pace: PaceState | undefined;
   /** Unreadable answers paid before this (ms) are bought again: the user asked for it. */
   readonly askAgainBefore?: number;
+  /** Transactions the run may still spend (its ceiling less what it spent). */
+  readonly allowance: number;
 }
 
 /** Answers for the requests whose first row is in [start, end): kept ones, else fetched. */
@@ -72,6 +76,17 @@ export function fetchChunkAnswers(
     askAgainBefore: options.askAgainBefore,
   });
   for (const [key, outcome] of cached) byKey.set(key, outcome);
+  if (jobs.length > options.allowance) {
+    // More than the user agreed to: buy none of them (which rows they are is the caller's to say).
+    return {
+      byKey,
+      spent: 0,
+      cached: cached.size,
+      pace: options.pace,
+      overCeiling: { needed: jobs.length },
+      ...none,
+    };
+  }
   // The pace carries over from chunk to chunk: each chunk starts where the last one found the service.
   const pace = new Pace({ maxConcurrency: MAX_PARALLEL }, Date.now(), options.pace);
   const report = sendAll(run.op, jobs, {

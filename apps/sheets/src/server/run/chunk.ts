@@ -16,6 +16,7 @@ import { currentScrubber } from '../key/scrub.js';
 import { asCoreSettings, noKeyMessageForSidebar, userSettings } from '../key/settings.js';
 import { STATUS_COLUMN } from '../messages.js';
 import { runBreakdown } from './breakdown.js';
+import { allowanceLeft, ceilingMessage } from './ceiling.js';
 import { deleteCheckpoint, loadCheckpoint, type RunCounts, saveCheckpoint } from './checkpoint.js';
 import { fetchChunkAnswers } from './chunk-answers.js';
 import { progressOf } from './progress.js';
@@ -68,7 +69,12 @@ function doChunk(runId: string): RunProgress {
     run,
     settings,
     { plans, firstRow, start, end },
-    { started, pace: checkpoint.pace, askAgainBefore: checkpoint.askAgainBefore },
+    {
+      started,
+      pace: checkpoint.pace,
+      askAgainBefore: checkpoint.askAgainBefore,
+      allowance: allowanceLeft(checkpoint),
+    },
   );
   checkpoint.pace = answers.pace;
   if (answers.paceText) checkpoint.paceText = answers.paceText;
@@ -151,7 +157,10 @@ function doChunk(runId: string): RunProgress {
   if (!finished) {
     saveCheckpoint(ssId, checkpoint);
     SpreadsheetApp.flush();
-    return progressOf(checkpoint, run, false, spend ? { spend: spendInfo(spend) } : {});
+    const halted = answers.overCeiling
+      ? ceilingMessage(checkpoint, run, { from: stop, to: end }, answers.overCeiling.needed)
+      : undefined;
+    return progressOf(checkpoint, run, false, { ...(spend ? { spend: spendInfo(spend) } : {}), halted });
   }
   // Read before the checkpoint goes: should the read fail, resuming does the last chunk again (its
   // answers are cached, so for nothing) and reads it then.

@@ -8,7 +8,7 @@ export function progressOf(
   checkpoint: Checkpoint,
   run: ResolvedRun,
   finished = false,
-  more: { readonly breakdown?: RunBreakdown; readonly spend?: SpendInfo } = {},
+  more: { readonly breakdown?: RunBreakdown; readonly spend?: SpendInfo; readonly halted?: string } = {},
 ): RunProgress {
   return {
     runId: checkpoint.id,
@@ -23,5 +23,6 @@ export function progressOf(
     pace: checkpoint.paceText ?? '',
     breakdown: more.breakdown ?? null,
     spend: more.spend ?? null,
+    halted: more.halted ?? null,
   };
 }

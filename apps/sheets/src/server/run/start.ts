@@ -6,6 +6,7 @@
 // are written only after the user confirmed it.
 import { checkApiKey } from '@enrich/core/universal';
 import { noKeyMessageForSidebar, userSettings } from '../key/settings.js';
+import { startCeiling } from './ceiling.js';
 import {
   type Checkpoint,
   deleteCheckpoint,
@@ -13,12 +14,17 @@ import {
   loadCheckpoint,
   saveCheckpoint,
 } from './checkpoint.js';
+import { planRun } from './plan.js';
 import { progressOf } from './progress.js';
 import { countNonEmpty, resolveCheckpoint, resolveRun, spreadsheetId, targetA1 } from './resolve.js';
 import type { RunProgress, RunRequest } from './types.js';
 
-/** Starts a run (replacing this user's unfinished one in this spreadsheet) and returns its progress. */
-export function startRun(request: RunRequest, confirmOverwrite: boolean): RunProgress {
+/**
+ * Starts a run (replacing this user's unfinished one in this spreadsheet) and returns its progress.
+ * `planned`: the transactions Check showed the user, the run's ceiling (ceiling.ts); without it,
+ * what the run costs now.
+ */
+export function startRun(request: RunRequest, confirmOverwrite: boolean, planned?: number): RunProgress {
   const run = resolveRun(request);
   const settings = userSettings();
   if (!settings.apiKey) throw new Error(noKeyMessageForSidebar());
@@ -30,6 +36,7 @@ export function startRun(request: RunRequest, confirmOverwrite: boolean): RunPro
       `${nonEmpty} target cell${nonEmpty === 1 ? ' is' : 's are'} not empty in ${targetA1(run)}; confirm to overwrite them, or choose another target column.`,
     );
   }
+  const ceiling = startCeiling(planned, planRun(request).transactions);
   const lastNeeded = run.targetColumn + run.width - 1;
   const maxColumns = run.sheet.getMaxColumns();
   if (lastNeeded > maxColumns) run.sheet.insertColumnsAfter(maxColumns, lastNeeded - maxColumns);
@@ -48,6 +55,7 @@ export function startRun(request: RunRequest, confirmOverwrite: boolean): RunPro
     overwrite: nonEmpty > 0,
     // Only answers paid before now are asked again: a resumed run never buys the new ones twice.
     askAgainBefore: request.askAgainUnreadable === true ? Date.now() : undefined,
+    planned: ceiling,
     next: 0,
     counts: emptyCounts(),
   };

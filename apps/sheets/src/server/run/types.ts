@@ -63,6 +63,11 @@ export interface RunProgress {
   readonly breakdown: RunBreakdown | null;
   /** This user's spend in this spreadsheet this month, when the chunk spent or finished; else null. */
   readonly spend: SpendInfo | null;
+  /**
+   * Why the run stopped before its end without spending more, and what to do (its range changed
+   * since Check: the next rows need more than Check showed); null while it may go on.
+   */
+  readonly halted: string | null;
 }
 
 /** A run's breakdown as the sidebar shows it (breakdown.ts counts it). */
