@@ -49,7 +49,7 @@ test('answers bought by formulas are kept by one click, cost nothing to keep, an
   rt.clock.advance(30 * DAY - 7 * HOUR);
   rt.customFunction(rt.owner, 'PHONELOOKUP', rows, 'FName');
   expect(rt.sandbox.transactions()).toBe(100);
-  // A longer freshness is a document setting.
+  // A longer freshness is the setting of the key's owner (whoever saves it; formulas read the owner's).
   rt.scriptRun(rt.owner, 'saveSettings', { answerDays: 90 });
   rt.scriptRun(rt.owner, 'keepAnswers');
   rt.clock.advance(60 * DAY);

@@ -2,7 +2,6 @@
 // settings. Everything returned crosses google.script.run, so it is plain data (no Date, no
 // undefined in arrays), and it never holds the API key.
 import { mapColumns, OPERATIONS, type OperationId, outputColumns } from '@enrich/core/universal';
-import { answerDays, saveAnswerDays } from './answers/freshness.js';
 import { countUnkept, keepCachedAnswers } from './answers/keep.js';
 import { columnLetter, rangeA1 } from './cells/a1.js';
 import { type FreezeReport, freezeSpreadsheet } from './formulas/freeze.js';
@@ -32,9 +31,10 @@ export interface SelectionInfo extends RangeRef {
   readonly defaultTarget: { readonly column: number; readonly letter: string };
 }
 
-/** Formula answers: how many are still only in the 6-hour cache, and how long kept ones stay good. */
+/** Formula answers: how many are still only in the 6-hour cache, and how long this user reuses answers. */
 export interface AnswersInfo {
   readonly unkept: number;
+  /** This user's "Reuse kept answers for" (formulas follow the spreadsheet owner's). */
   readonly days: number;
 }
 
@@ -96,20 +96,16 @@ export function describeSelection(): SelectionInfo | null {
 }
 
 /**
- * The one way in for settings, from the sidebar and from tests: `{apiKey?, baseUrl?, baseUrlV3?}`
- * for the user, and `answerDays` (how long kept answers are reused) for the document.
+ * The one way in for settings, from the sidebar and from tests: `{apiKey?, baseUrl?, baseUrlV3?,
+ * answerDays?}`, all the user's own (key/settings.ts): how long answers are reused is decided by
+ * whoever's key pays for them.
  */
 export function saveSettings(settings: unknown): PublicSettings {
-  if (settings !== null && typeof settings === 'object' && 'answerDays' in settings) {
-    const { answerDays: days, ...rest } = settings as Record<string, unknown>;
-    if (days !== undefined) saveAnswerDays(days);
-    return saveUserSettings(rest);
-  }
   return saveUserSettings(settings);
 }
 
 export function answersInfo(): AnswersInfo {
-  return { unkept: countUnkept(), days: answerDays() };
+  return { unkept: countUnkept(), days: userSettings().answerDays };
 }
 
 /** "Keep them": moves the formula answers still only in the cache into the hidden sheet; no transaction. */

@@ -1,6 +1,7 @@
 // Formula answers: how many are still only in the 6-hour cache ("Keep them" moves them into the
-// spreadsheet's hidden sheet of answers, free), how long kept answers are reused, and Freeze results
-// in the whole spreadsheet.
+// spreadsheet's hidden sheet of answers, free), how long this user's key reuses kept answers (formulas
+// follow the spreadsheet owner's setting: they spend the owner's key), and Freeze results in the
+// whole spreadsheet.
 import type { AnswersInfo } from '../server/sidebar-api.js';
 import { $, errorText, number, plural, showMessage } from './dom.js';
 import { call } from './server.js';
@@ -8,7 +9,7 @@ import { call } from './server.js';
 export function renderAnswers(info: AnswersInfo): void {
   $('answers-text').textContent =
     info.unkept === 0
-      ? `Every formula answer is kept in this spreadsheet and reused for ${info.days} days.`
+      ? 'Every formula answer is kept in this spreadsheet.'
       : `${number(info.unkept)} formula answer${info.unkept === 1 ? ' is' : 's are'} not kept yet: ` +
         'they are only cached for a few hours, and a recalculation after that would pay for them again.';
   $<HTMLButtonElement>('keep-answers').disabled = info.unkept === 0;

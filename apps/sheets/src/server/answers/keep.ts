@@ -7,7 +7,7 @@
 import { underDocumentLock } from '../document-lock.js';
 import { logText } from '../key/scrub.js';
 import { documentCache, markKept, readAllCachedAnswers, UNKEPT_HINT } from './document-cache.js';
-import { freshSince } from './freshness.js';
+import { keepSince } from './freshness.js';
 import { writeHiddenSheet } from './hidden-sheet.js';
 import type { PaidAnswer } from './paid-answer.js';
 
@@ -28,7 +28,7 @@ export function keepCachedAnswers(onlyIfHinted = false): KeepReport {
   if (!cache) return { kept: 0, skipped: 'no-cache' };
   if (onlyIfHinted && cache.get(UNKEPT_HINT) === null) return { kept: 0 };
   const done = underDocumentLock(5_000, (): KeepReport => {
-    const since = freshSince();
+    const since = keepSince();
     const unkept = new Map<string, PaidAnswer>();
     for (const [id, answer] of readAllCachedAnswers(cache, since)) {
       if (!answer.kept) unkept.set(id, { outcome: answer.outcome, paidAt: answer.paidAt });
@@ -74,6 +74,6 @@ export function countUnkept(): number {
   const cache = documentCache();
   if (!cache) return 0;
   let count = 0;
-  for (const answer of readAllCachedAnswers(cache, freshSince()).values()) if (!answer.kept) count++;
+  for (const answer of readAllCachedAnswers(cache, keepSince()).values()) if (!answer.kept) count++;
   return count;
 }

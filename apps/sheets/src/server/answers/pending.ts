@@ -14,7 +14,6 @@ import {
 import { assertAllowedUrl } from '../key/settings.js';
 import type { Job } from '../send.js';
 import { cacheAnswers, documentCache, readCachedAnswers } from './document-cache.js';
-import { freshSince } from './freshness.js';
 import { readHiddenSheet } from './hidden-sheet.js';
 import { answerId, type PaidAnswer } from './paid-answer.js';
 
@@ -29,19 +28,22 @@ export interface Pending {
 }
 
 export interface PendingOptions {
+  /** Answers paid for at or before this time (ms) are too old to reuse (freshness.ts): the payer's setting. */
+  readonly freshSince: number;
   /** Paid but unreadable answers paid before this time (ms) are sent again: the user asked for it. */
   readonly askAgainBefore?: number;
 }
 
 /**
- * The answers kept for `ids`: the document cache first, then the hidden sheet (whose answers are
- * put back in the cache, so that the next recalculation does not read the sheet again).
+ * The answers kept for `ids` paid for after `since` (ms): the document cache first, then the hidden
+ * sheet (whose answers are put back in the cache, so that the next recalculation does not read the
+ * sheet again).
  */
 export function keptAnswers(
   cache: GoogleAppsScript.Cache.Cache | null,
   ids: readonly string[],
+  since: number,
 ): Map<string, PaidAnswer> {
-  const since = freshSince();
   const hits = new Map<string, PaidAnswer>(readCachedAnswers(cache, ids, since));
   const misses = ids.filter((id) => !hits.has(id));
   const stored = readHiddenSheet(misses, since);
@@ -59,7 +61,7 @@ export function pendingRequests(
   op: Operation,
   inputs: ReadonlyMap<string, CleanInput>,
   settings: Settings,
-  options: PendingOptions = {},
+  options: PendingOptions,
 ): Pending {
   const target = operationUrl(op, settings);
   if (!target.ok) throw new Error(target.message);
@@ -67,7 +69,7 @@ export function pendingRequests(
   const cache = documentCache();
   const ids = new Map<string, string>();
   for (const key of inputs.keys()) ids.set(key, answerId(target.url, key));
-  const hits = keptAnswers(cache, [...ids.values()]);
+  const hits = keptAnswers(cache, [...ids.values()], options.freshSince);
   const askAgainBefore = options.askAgainBefore ?? 0;
   const cached = new Map<string, Outcome>();
   const jobs: Job[] = [];

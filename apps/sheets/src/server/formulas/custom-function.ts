@@ -15,6 +15,7 @@ import {
   rowStatusText,
 } from '@enrich/core/universal';
 import { type ArgSpec, type FunctionSpec, findFunction } from '../../spec.js';
+import { freshSince } from '../answers/freshness.js';
 import { pendingRequests } from '../answers/pending.js';
 import { type ChosenColumns, chooseWithExtras, extraValue, outcomeRow } from '../cells/outcome-row.js';
 import { type ExecutionTime, executionTime } from '../execution-time.js';
@@ -124,7 +125,10 @@ function fetchOutcomes(
   const keyProblem = checkApiKey(stored.apiKey);
   if (keyProblem) throw new Error(`${keyProblem} (the spreadsheet owner's key, which formulas use)`);
   const settings = asCoreSettings(stored);
-  const { cache, ids, cached, jobs } = pendingRequests(op, inputs, settings);
+  // How long answers are reused is the owner's setting too: the owner's key pays for them.
+  const { cache, ids, cached, jobs } = pendingRequests(op, inputs, settings, {
+    freshSince: freshSince(stored.answerDays),
+  });
   for (const [key, outcome] of cached) byKey.set(key, outcome);
   if (jobs.length === 0) return { outcomes: byKey, elsewhere };
 

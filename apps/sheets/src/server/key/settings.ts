@@ -1,7 +1,8 @@
-// Where the API key and base URLs live: the user properties of whoever runs the code. In a custom
-// function Apps Script hands over the spreadsheet owner's user properties instead, so formulas use
-// the owner's key and settings (see README, "Whose key"). Never document or script properties:
-// every editor of the document, or every user of the add-on, can read those.
+// Where the API key, base URLs and how long answers are reused live: the user properties of whoever
+// runs the code. In a custom function Apps Script hands over the spreadsheet owner's user properties
+// instead, so formulas use the owner's key and settings (see README, "Whose key"). Never document or
+// script properties: every editor of the document, or every user of the add-on, can read and change
+// those, and what spends a key is for its owner alone to decide.
 import {
   checkApiKey,
   checkBaseUrl,
@@ -9,6 +10,7 @@ import {
   DEFAULT_BASE_URL_V3,
   type Settings,
 } from '@enrich/core/universal';
+import { ANSWER_DAYS_PROPERTY, checkAnswerDays, parseAnswerDays } from '../answers/freshness.js';
 import { MENU_PATH } from '../messages.js';
 
 const PROP_API_KEY = 'enrich.apiKey';
@@ -20,6 +22,8 @@ export interface StoredSettings {
   readonly apiKey: string | null;
   readonly baseUrl: string;
   readonly baseUrlV3: string;
+  /** How long answers this user's key bought are reused ("Reuse kept answers for"), in days. */
+  readonly answerDays: number;
 }
 
 /** What the sidebar may see: whether a key is set and its last characters, never the key. */
@@ -39,6 +43,7 @@ export function readSettings(props: GoogleAppsScript.Properties.Properties): Sto
     apiKey: all[PROP_API_KEY] || null,
     baseUrl: all[PROP_BASE_URL] || DEFAULT_BASE_URL,
     baseUrlV3: all[PROP_BASE_URL_V3] || DEFAULT_BASE_URL_V3,
+    answerDays: parseAnswerDays(all[ANSWER_DAYS_PROPERTY]),
   };
 }
 
@@ -62,12 +67,15 @@ export function publicSettings(stored: StoredSettings): PublicSettings {
   };
 }
 
-/** Checks and stores a change to the current user's settings; messages never repeat the key. */
+/**
+ * Checks and stores a change to the current user's settings (`{apiKey?, baseUrl?, baseUrlV3?,
+ * answerDays?}`); messages never repeat the key.
+ */
 export function saveUserSettings(change: unknown): PublicSettings {
   if (change === null || typeof change !== 'object' || Array.isArray(change)) {
-    throw new Error('saveSettings takes {apiKey?, baseUrl?, baseUrlV3?}');
+    throw new Error('saveSettings takes {apiKey?, baseUrl?, baseUrlV3?, answerDays?}');
   }
-  const { apiKey, baseUrl, baseUrlV3 } = change as Record<string, unknown>;
+  const { apiKey, baseUrl, baseUrlV3, answerDays } = change as Record<string, unknown>;
   const updates: Record<string, string> = {};
   const removals: string[] = [];
   if (apiKey !== undefined && apiKey !== null) {
@@ -96,6 +104,11 @@ export function saveUserSettings(change: unknown): PublicSettings {
       continue;
     }
     updates[prop] = checkAllowedBase(label, value);
+  }
+  if (answerDays !== undefined) {
+    const days = checkAnswerDays(answerDays);
+    if (days === null) removals.push(ANSWER_DAYS_PROPERTY);
+    else updates[ANSWER_DAYS_PROPERTY] = days;
   }
   const props = PropertiesService.getUserProperties();
   if (Object.keys(updates).length > 0) props.setProperties(updates);

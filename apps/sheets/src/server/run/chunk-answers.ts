@@ -51,6 +51,8 @@ export interface ChunkFetchOptions {
   readonly pace: PaceState | undefined;
   /** Unreadable answers paid before this (ms) are bought again: the user asked for it. */
   readonly askAgainBefore?: number;
+  /** Kept answers paid at or before this (ms) are too old to reuse: the runner's setting (freshness.ts). */
+  readonly freshSince: number;
   /** Transactions the run may still spend (its ceiling less what it spent). */
   readonly allowance: number;
 }
@@ -73,6 +75,7 @@ export function fetchChunkAnswers(
   const none = { paceText: undefined, throttled: 0, retries: 0 };
   if (wanted.size === 0) return { byKey, spent: 0, cached: 0, pace: options.pace, ...none };
   const { cache, ids, cached, jobs } = pendingRequests(run.op, wanted, settings, {
+    freshSince: options.freshSince,
     askAgainBefore: options.askAgainBefore,
   });
   for (const [key, outcome] of cached) byKey.set(key, outcome);

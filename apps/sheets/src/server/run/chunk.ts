@@ -10,6 +10,7 @@ import {
   rowStatusText,
   type SpendRow,
 } from '@enrich/core/universal';
+import { freshSince } from '../answers/freshness.js';
 import { type CellValue, TEXT_FORMAT, toCells } from '../cells/values.js';
 import { underDocumentLock } from '../document-lock.js';
 import { currentScrubber } from '../key/scrub.js';
@@ -73,6 +74,7 @@ function doChunk(runId: string): RunProgress {
       started,
       pace: checkpoint.pace,
       askAgainBefore: checkpoint.askAgainBefore,
+      freshSince: freshSince(stored.answerDays),
       allowance: allowanceLeft(checkpoint),
     },
   );

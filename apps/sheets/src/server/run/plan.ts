@@ -1,6 +1,7 @@
 // Check: what a run over the selection will do and spend at most, before anything is sent.
 import { type CleanInput, operationUrl } from '@enrich/core/universal';
 import { documentCache } from '../answers/document-cache.js';
+import { freshSince } from '../answers/freshness.js';
 import { answerId } from '../answers/paid-answer.js';
 import { keptAnswers } from '../answers/pending.js';
 import { asCoreSettings, userSettings } from '../key/settings.js';
@@ -21,10 +22,12 @@ export function planRun(request: RunRequest): RunPlan {
   }
   let cached = 0;
   let unreadable = 0;
-  const target = operationUrl(run.op, asCoreSettings(userSettings()));
+  const stored = userSettings();
+  const target = operationUrl(run.op, asCoreSettings(stored));
   if (target.ok && distinct.size > 0) {
     const ids = [...distinct.keys()].map((k) => answerId(target.url, k));
-    const kept = keptAnswers(documentCache(), ids);
+    // Answers older than this user's setting would be bought again: their key pays.
+    const kept = keptAnswers(documentCache(), ids, freshSince(stored.answerDays));
     cached = kept.size;
     for (const answer of kept.values()) if (answer.outcome.kind === 'unreadable') unreadable++;
   }
