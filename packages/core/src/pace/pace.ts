@@ -90,7 +90,13 @@ export class Pace {
     this.maxRate = options.maxRate;
     const initial = Math.min(this.maxConcurrency, options.initialConcurrency ?? INITIAL_CONCURRENCY);
     this.state = state
-      ? { ...state, limit: Math.min(state.limit, this.maxConcurrency) }
+      ? {
+          ...state,
+          limit: Math.min(state.limit, this.maxConcurrency),
+          // Time between two executions (Apps Script) does not count toward the rate's climb back
+          // (CUBIC's time since the cut): nothing was sent to show the service took more.
+          cutAt: state.cutAt + Math.max(0, now - Math.max(state.nextStartAt, state.cutAt)),
+        }
       : {
           limit: initial,
           slowStart: true,

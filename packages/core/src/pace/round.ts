@@ -51,12 +51,13 @@ export function cohortMedian(latencies: readonly number[], size: number): number
 
 /**
  * Whether the cohort's median is known at `now`: more than half of it is back, and every request
- * still out has been out longer than that median (so none can come in under it). A failure is
- * judged at once.
+ * still out has been out longer than that median (so none can come in under it). A cohort all
+ * back, or with a failure, is judged at once.
  */
 export function isJudged(round: Round, now: number): boolean {
   if (round.closedAt === undefined || round.answers <= round.cohort / 2) return false;
-  if (round.failed > 0) return true;
+  // All of it back (a fetchAll round comes back whole), or a failure: judged now.
+  if (round.failed > 0 || round.answers >= round.cohort) return true;
   const median = cohortMedian(round.latencies, round.cohort);
   return median !== undefined && now - round.closedAt >= median;
 }
