@@ -13,6 +13,7 @@ import {
   type CleanInput,
   callOperation,
   DEFAULT_RETRY_POLICY,
+  inputText,
   isPaid,
   type Operation,
   type Outcome,
@@ -131,7 +132,7 @@ export class Purchases {
     if (budget.committed <= config.confirmAbove || this.dontAskAgain) return undefined;
     const answer = await ask(
       server,
-      `${op.title} for ${describe(input)} spends 1 paid transaction (${budget.spent} spent by this server so far${
+      `${op.title} for ${inputText(input)} spends 1 paid transaction (${budget.spent} spent by this server so far${
         budget.max === undefined ? '' : `, budget ${budget.max}`
       }). Spend it?`,
       true,
@@ -196,10 +197,4 @@ export class Purchases {
       _meta: { ...result._meta, 'enrich/kept': false },
     };
   }
-}
-
-function describe(input: CleanInput): string {
-  return Object.entries(input)
-    .map(([n, v]) => `${n} ${v}`)
-    .join(', ');
 }
