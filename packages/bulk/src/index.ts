@@ -41,5 +41,16 @@ export { isDocumented, isUnreadable } from './row-result.js';
 export type { SourceChoice } from './row-source.js';
 export { GRACE_MS, runBulk } from './run-bulk.js';
 export { distinctFiles, realPath } from './same-file.js';
+export { JournalFront, type JournalFrontOptions } from './store/journal-front.js';
+export { type OpenStoreOptions, openStore } from './store/open-store.js';
+export {
+  type ClaimResult,
+  type SpendRequest,
+  type SpendRow,
+  type StoreFront,
+  type StoreOptions,
+  StoreUnavailable,
+} from './store/store-front.js';
+export { describePostgresUrl, STORE_ENV } from './store/store-url.js';
 export type { BulkSummary } from './summary.js';
 export { readZipEntry } from './zip-file.js';

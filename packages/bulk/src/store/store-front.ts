@@ -22,6 +22,36 @@ export interface SpendRequest {
   readonly query?: { readonly id: string; readonly limit: number };
 }
 
+/** What every backend takes (openStore passes it on). */
+export interface StoreOptions {
+  /** The service namespace every key is kept under (its normalised origin, or "sandbox"). */
+  readonly namespace: string;
+  /** Answers older than this are not used (asked again); Infinity keeps them forever. */
+  readonly maxAgeMs: number;
+  /**
+   * The most transactions the namespace may spend in a UTC month, whoever spends them (every
+   * instance of a shared store); no cap when absent.
+   */
+  readonly maxTransactionsPerMonth?: number;
+}
+
+/**
+ * The store could not do what was asked (the database is down or restarting, the journal cannot be
+ * written). `message` says where and what, never a password or a row. A paid answer whose `put`
+ * failed is held in memory by the front (served to its callers, written again on its next put and at
+ * close) so it is not lost with the error.
+ */
+export class StoreUnavailable extends Error {
+  override readonly name = 'StoreUnavailable';
+  constructor(
+    message: string,
+    /** The driver's or the file system's code (`ECONNREFUSED`, `57P01`, `ENOSPC`), when there is one. */
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
 /** One row of the store's spend table. */
 export interface SpendRow {
   /** `2026-11`, in UTC. */
