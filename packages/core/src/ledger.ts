@@ -12,7 +12,7 @@
 import { OPERATIONS, type Operation, type OperationId } from './catalog.js';
 import { baseUrlOf, type Settings } from './settings.js';
 
-export const LEDGER_CLIENTS = ['cli', 'mcp', 'vscode', 'sheets'] as const;
+export const LEDGER_CLIENTS = ['cli', 'mcp', 'vscode', 'sheets', 'functions'] as const;
 export type LedgerClient = (typeof LEDGER_CLIENTS)[number];
 
 export interface LedgerEntry {
