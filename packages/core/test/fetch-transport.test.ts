@@ -3,7 +3,7 @@
 // thrown (a 200 is paid once its headers are in).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createFetchTransport } from '../src/fetch-transport.js';
 import { type HttpRequest, readResponse } from '../src/index.js';
 import { op } from './api.js';
@@ -148,14 +148,29 @@ describe('createFetchTransport', () => {
     await expect(pending).rejects.toThrow(/stopped by the user/);
   });
 
-  it('leaves no timer behind once an exchange is over', async () => {
+  it('leaves no timer behind once an exchange is over: each deadline timer cleared', async () => {
     main.handle((_req, res) => {
       res.writeHead(400).end();
     });
-    const before = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
-    const transport = createFetchTransport({ timeoutMs: 60_000 });
-    for (let i = 0; i < 20; i++) await transport(post(main.url));
-    const after = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
-    expect(after - before).toBeLessThanOrEqual(0);
+    // Counted, not sampled: an unref'd timer that is never cleared no longer shows among the
+    // process's active resources, yet it still fires (and aborts) a minute later.
+    const DEADLINE = 60_123;
+    const deadlines = new Set<unknown>();
+    const cleared = new Set<unknown>();
+    const set = vi.spyOn(globalThis, 'setTimeout');
+    const clear = vi.spyOn(globalThis, 'clearTimeout');
+    try {
+      const transport = createFetchTransport({ timeoutMs: DEADLINE });
+      for (let i = 0; i < 20; i++) await transport(post(main.url));
+      set.mock.calls.forEach(([, ms], i) => {
+        if (ms === DEADLINE) deadlines.add(set.mock.results[i]?.value);
+      });
+      for (const [handle] of clear.mock.calls) if (deadlines.has(handle)) cleared.add(handle);
+    } finally {
+      set.mockRestore();
+      clear.mockRestore();
+    }
+    expect(deadlines.size).toBe(20);
+    expect(cleared.size).toBe(20);
   });
 });

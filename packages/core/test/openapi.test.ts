@@ -3,6 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApi, DEFAULT_BASE_URL, DEFAULT_BASE_URL_V3, OPERATIONS } from '../src/index.js';
 
@@ -140,8 +142,17 @@ describe('openapi.json', () => {
   });
 
   it("uses each operation's example as a valid request example", () => {
+    // Validated against the request schema the document publishes (JSON Schema 2020-12, which
+    // OpenAPI 3.1 uses), by a validator of its own: patterns, lengths, formats, the rules.
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
     for (const o of OPERATIONS) {
-      expect(doc.paths[o.path]?.post.requestBody.content['application/json'].example).toEqual(o.example);
+      const body = doc.paths[o.path]?.post.requestBody.content['application/json'];
+      expect(body?.example).toEqual(o.example);
+      const valid = ajv.compile(body?.schema ?? {});
+      expect(valid(body?.example), `${o.id}: ${ajv.errorsText(valid.errors)}`).toBe(true);
+      // The schema can say no: an empty request breaks every operation's requirement rule.
+      expect(valid({}), `${o.id} accepts an empty request`).toBe(false);
     }
   });
 });
