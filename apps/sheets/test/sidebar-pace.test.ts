@@ -36,9 +36,11 @@ describe('the sidebar against a rate limit of 50 a second', () => {
 
     // Polite: at most 2 % of the requests sent were answered 429.
     expect(stats.throttled / stats.requests).toBeLessThanOrEqual(0.02);
-    // Not held back: over the whole run, chunk boundaries included (each chunk writes its 250 rows
-    // and saves its checkpoint, about 1.5 s of the runtime's model), at least 0.6 of the limit.
-    expect(stats.answersPerSecond).toBeGreaterThanOrEqual(0.6 * RATE);
+    // Not held back: over the whole run, chunk boundaries included (each chunk, one execution, finds
+    // the sheet, reads its rows, writes them and saves its checkpoint: over a second of the
+    // runtime's model), at least 0.85 of the limit (issue 36). Chunks sized by the pace found
+    // (chunk-size.ts) make that overhead small; 250-row chunks reached 0.68.
+    expect(stats.answersPerSecond).toBeGreaterThanOrEqual(0.85 * RATE);
     // Paced by a rate found near the bucket's (it probes a little past it between 429s): the
     // chunks say so, in core's words.
     const rates = paces

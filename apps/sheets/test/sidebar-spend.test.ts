@@ -35,7 +35,7 @@ describe("this user's spend in this spreadsheet this month", () => {
   test('grows by exactly what a run paid; a re-run answered from the cache adds 0, and writes nothing', () => {
     const rt = newRuntime({ latencyMs: 20 });
     const user = rt.owner;
-    // 1,200 rows, 900 distinct phones: 5 chunks.
+    // 1,200 rows, 900 distinct phones: a 250-row chunk, then larger ones (chunk-size.ts).
     const rows = Array.from({ length: 1200 }, (_, i) => [`Lead ${i}`, phone(i % 900)]);
     setUp(rt, rows);
     expect(spendShown(rt, user)).toEqual({ month: '2026-11', transactions: 0, parts: [] });
@@ -52,7 +52,7 @@ describe("this user's spend in this spreadsheet this month", () => {
     expect(spendShown(rt, user).transactions).toBe(paid);
     // Each chunk that spent reported the total so far, which only grows.
     const totals = first.steps.flatMap((s) => (s.spend ? [s.spend.transactions] : []));
-    expect(totals.length).toBeGreaterThanOrEqual(4);
+    expect(totals.length).toBeGreaterThanOrEqual(2);
     expect(totals).toEqual([...totals].sort((a, b) => a - b));
     // No property write more than the checkpoint's own: one at the start, one per chunk after
     // writing, and one before writing in a chunk that paid (its checkpoint and the spend record in
@@ -61,8 +61,8 @@ describe("this user's spend in this spreadsheet this month", () => {
     const paying = first.steps.filter(
       (s, i) => i > 0 && s.counts.spent > (first.steps[i - 1]?.counts.spent ?? 0),
     );
-    expect(chunks).toBe(5);
-    expect(paying.length).toBe(4);
+    expect(chunks).toBeGreaterThanOrEqual(2);
+    expect(paying.length).toBe(totals.length);
     expect(first.writes).toBe(1 + chunks + paying.length);
 
     // The same range again: every answer from the document cache, nothing paid, the record untouched.
@@ -72,7 +72,7 @@ describe("this user's spend in this spreadsheet this month", () => {
     expect(again.last.counts.spent).toBe(0);
     expect(again.last.spend?.transactions).toBe(paid);
     expect(rt.userProperties(user).values.get(RECORD)).toBe(before);
-    expect(again.writes).toBe(1 + chunks); // checkpoints only
+    expect(again.writes).toBe(again.steps.length); // checkpoints only: the start's and one per chunk
 
     // What is kept: period, service origin, operation, count. No input, answer or key.
     const record = JSON.parse(before as string);

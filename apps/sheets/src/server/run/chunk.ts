@@ -1,5 +1,5 @@
-// One chunk of a run, driven by the sidebar: up to CHUNK_ROWS rows, in order. A chunk fetches what
-// its rows need, writes a contiguous run of rows (up to the first one still waiting for an answer),
+// One chunk of a run, driven by the sidebar: as many rows as chunk-size.ts says, in order. A chunk
+// fetches what its rows need, writes a contiguous run of rows (up to the first one still waiting for an answer),
 // then moves the checkpoint; so a stopped, failed or abandoned run resumes where it was and pays for
 // nothing twice. Target cells that were empty at the start are checked again before writing.
 import {
@@ -20,14 +20,12 @@ import { runBreakdown } from './breakdown.js';
 import { allowanceLeft, ceilingMessage } from './ceiling.js';
 import { deleteCheckpoint, loadCheckpoint, type RunCounts, saveCheckpoint } from './checkpoint.js';
 import { fetchChunkAnswers } from './chunk-answers.js';
+import { chunkRows } from './chunk-size.js';
 import { progressOf } from './progress.js';
 import { countNonEmpty, readPlans, resolveCheckpoint, spreadsheetId } from './resolve.js';
 import { blankRow, copySources, kindOfStatus, rowForOutcome, statusRow } from './rows.js';
 import { addSpend, readSpend, spendInfo, spendProperty } from './spend.js';
 import type { RunProgress } from './types.js';
-
-/** Rows per chunk: a few seconds of work at realistic latency, far from the 6-minute limit. */
-export const CHUNK_ROWS = 250;
 
 /** Does the next chunk of the run and returns where it stands. */
 export function runChunk(runId: string): RunProgress {
@@ -59,7 +57,7 @@ function doChunk(runId: string): RunProgress {
   const settings = asCoreSettings(stored);
 
   const start = checkpoint.next;
-  const end = Math.min(total, start + CHUNK_ROWS);
+  const end = Math.min(total, start + chunkRows(checkpoint.pace));
   const plans = readPlans(run, end);
   const firstRow = new Map<string, number>();
   plans.forEach((plan, i) => {
