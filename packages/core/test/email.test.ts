@@ -195,19 +195,19 @@ describe('the e-mail check runs in linear time', () => {
     ['100 KB of xn-- in the top-level domain', `a@b.xn--${'-'.repeat(100_000)}!`],
   ];
 
-  it.each(hostile)('checkEmail reads %s in well under 50 ms', (_, text) => {
+  it.each(hostile)('checkEmail reads %s in well under a second', (_, text) => {
     const started = performance.now();
     const problem = checkEmail(text);
     const elapsed = performance.now() - started;
     expect(problem).toBeDefined();
-    expect(elapsed).toBeLessThan(50);
+    expect(elapsed).toBeLessThan(1000);
   });
 
-  it('validate() refuses them by length before any rule runs, in well under 50 ms', () => {
+  it('validate() refuses them by length before any rule runs, in well under a second each', () => {
     for (const [, text] of hostile) {
       const started = performance.now();
       expect(validate(emailVerify, { Email: text })).toMatchObject({ ok: false });
-      expect(performance.now() - started).toBeLessThan(50);
+      expect(performance.now() - started).toBeLessThan(1000);
     }
   });
 
@@ -228,6 +228,7 @@ describe('the e-mail check runs in linear time', () => {
     for (const text of shapes) expect(new TextEncoder().encode(text).length).toBeLessThanOrEqual(254);
     const started = performance.now();
     for (let i = 0; i < 1000; i++) for (const text of shapes) expect(checkEmail(text)).toBeDefined();
-    expect(performance.now() - started).toBeLessThan(500);
+    // 9000 reads of up to 254 bytes: milliseconds when each rule reads once, far more if one backtracks.
+    expect(performance.now() - started).toBeLessThan(5000);
   });
 });

@@ -123,6 +123,7 @@ describe('createScrubber', () => {
     const text = `${'a'.repeat(500_000)}${KEY}`;
     const started = performance.now();
     expect(scrub(text).endsWith(KEY_HIDDEN)).toBe(true);
-    expect(performance.now() - started).toBeLessThan(200);
+    // Generous for a busy machine (it takes milliseconds); a backtracking pattern never ends here.
+    expect(performance.now() - started).toBeLessThan(2000);
   });
 });

@@ -156,7 +156,7 @@ describe('bounds before patterns; every pattern linear', () => {
     ['a 120 KB e-mail of spaces and tabs', `a@b${' \t'.repeat(60_000)}.c`],
   ] as const;
 
-  it.each(hostile)('refuses %s in well under 50 ms', (_, email) => {
+  it.each(hostile)('refuses %s in well under a second', (_, email) => {
     const started = performance.now();
     const result = validate(op('email-verify'), { Email: email });
     const elapsed = performance.now() - started;
@@ -164,7 +164,7 @@ describe('bounds before patterns; every pattern linear', () => {
       ok: false,
       message: `Email must be at most 100 characters; got ${email.length}`,
     });
-    expect(elapsed).toBeLessThan(50);
+    expect(elapsed).toBeLessThan(1000);
   });
 
   it('refuses such values just as fast in validateField, and for fields without a length bound', () => {
@@ -176,14 +176,15 @@ describe('bounds before patterns; every pattern linear', () => {
       ok: false,
       message: 'Phone is far too long; got 120000 characters',
     });
-    expect(performance.now() - started).toBeLessThan(50);
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it('the e-mail pattern is linear below the raw bound too (1000 characters, as past the 100 bound)', () => {
     for (const email of [`a@${'b'.repeat(998)}`, `${'a'.repeat(999)}@`, `a@b${'.'.repeat(997)}`]) {
       const started = performance.now();
-      for (let i = 0; i < 100; i++) validate(op('email-verify'), { Email: email });
-      expect(performance.now() - started).toBeLessThan(50);
+      // 1000 validations: tens of milliseconds when linear; a backtracking pattern takes seconds.
+      for (let i = 0; i < 1000; i++) validate(op('email-verify'), { Email: email });
+      expect(performance.now() - started).toBeLessThan(5000);
     }
   });
 

@@ -121,7 +121,8 @@ describe('other statuses', () => {
     const started = performance.now();
     for (const v of ['1'.repeat(100_000), `Sun, ${'0'.repeat(100_000)}`, ` ${' '.repeat(100_000)}1`])
       expect(parseRetryAfter(v, 0)).toBeUndefined();
-    expect(performance.now() - started).toBeLessThan(50);
+    // Generous for a busy machine; a backtracking pattern takes seconds on 100 KB.
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it('names the host of a network failure, not the full address', () => {
