@@ -31,7 +31,9 @@ afterAll(async () => {
 const openSidebar = (rt: Runtime, user: User, bridge: Bridge) => openPage(browser, rt, user, bridge);
 
 test('a bulk run in the real sidebar, driven by clicks: key, check, confirm, start, stop, reopen, resume', async () => {
-  const rt = newRuntime({ latencyMs: 200 });
+  // A slow service (3 s an answer, on the runtime's clock) keeps every chunk at 250 rows
+  // (chunk-size.ts), so the 600 rows take three chunks and Stop lands in the middle of the run.
+  const rt = newRuntime({ latencyMs: 3000 });
   const user = rt.collaborator; // has no key of their own yet
   const rows: (string | number)[][] = Array.from({ length: 600 }, (_, i) => {
     if (i % 50 === 7) return [`Lead ${i}`, 'n/a'];
