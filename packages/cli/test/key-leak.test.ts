@@ -14,8 +14,13 @@ const FORMS = [KEY, encodeURIComponent(KEY), JSON.stringify(KEY).slice(1, -1), '
 
 let sandbox: SandboxServer;
 let echo: Hostile;
-const dirs: string[] = [];
-const printed: string[] = [];
+/** What one scenario wrote and printed: each scenario scans its own, so its verdict is its own. */
+interface Trail {
+  readonly dirs: string[];
+  readonly printed: string[];
+}
+const all: Trail = { dirs: [], printed: [] };
+let trail: Trail = { dirs: [], printed: [] };
 
 // A service that puts the key it received everywhere it can: in a record, in an unknown field, in
 // an HTML page, in an error body, in a redirect's Location.
@@ -64,11 +69,45 @@ afterAll(async () => {
 
 async function run(argv: string[], env: Record<string, string>, rows?: string[][]): Promise<Ran> {
   const dir = tempDir();
-  dirs.push(dir);
+  trail.dirs.push(dir);
+  all.dirs.push(dir);
   if (rows) writeCsv(join(dir, 'in.csv'), rows);
   const ran = await runCli(argv, { env, cwd: dir });
-  printed.push(ran.stdout, ran.stderr);
+  trail.printed.push(ran.stdout, ran.stderr);
+  all.printed.push(ran.stdout, ran.stderr);
   return ran;
+}
+
+/** Every file under `dir`. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+/** Where the key shows, in any form, in what a scenario wrote or printed. */
+function leaks(of: Trail): string[] {
+  const hits: string[] = [];
+  for (const path of of.dirs.flatMap(filesUnder)) {
+    const text = readFileSync(path, 'latin1');
+    for (const form of FORMS) if (text.includes(form)) hits.push(`${path}: ${form}`);
+  }
+  for (const text of of.printed)
+    for (const form of FORMS) if (text.includes(form)) hits.push(`printed: ${form}: ${text.slice(0, 200)}`);
+  return hits;
+}
+
+/** Starts a scenario's own trail; `expectNoLeak` then gives its verdict. */
+function scenario(): Trail {
+  trail = { dirs: [], printed: [] };
+  return trail;
+}
+
+/** The verdict of one scenario: nothing it wrote or printed holds the key, and it did write. */
+function expectNoLeak(of: Trail, minFiles: number): void {
+  expect(of.dirs.flatMap(filesUnder).length).toBeGreaterThanOrEqual(minFiles);
+  expect(leaks(of)).toEqual([]);
 }
 
 const envAt = (url: string, key = KEY) => ({
@@ -81,19 +120,24 @@ const bulk = ['phone-lookup', '--in', 'in.csv', '--out', 'out.csv', '--quiet', '
 
 describe('the key never leaks', () => {
   it('through every misbehaviour of the sandbox', async () => {
+    const mine = scenario();
     // Every mode the sandbox has, so a new one is scanned too; the two that only make the run wait
     // (a trickling body, a dated Retry-After) add time and no new path for the key.
     const slow = new Set(['trickle', 'retry-after-date']);
-    for (const mode of MISBEHAVE_MODES.filter((m) => !slow.has(m))) {
+    const modes = MISBEHAVE_MODES.filter((m) => !slow.has(m));
+    for (const mode of modes) {
       sandbox.sandbox.configure({ misbehave: [mode] });
       await run(bulk, envAt(sandbox.url), phones);
       await run(['phone-lookup', '--Phone', phone(1), '--json'], envAt(sandbox.url));
       await run(['phone-lookup', '--Phone', phone(2), '--cache', 'c.jsonl'], envAt(sandbox.url));
     }
     sandbox.sandbox.configure({ misbehave: [] });
+    // Each mode's bulk run writes at least its input and its output.
+    expectNoLeak(mine, modes.length * 2);
   });
 
   it('through a service that echoes the key in records, unknown fields, HTML, errors and redirects', async () => {
+    const mine = scenario();
     const ran = await run(bulk, envAt(echo.url), phones);
     expect(echo.seen.length).toBeGreaterThan(0);
     expect(ran.code).not.toBe(1);
@@ -106,9 +150,15 @@ describe('the key never leaks', () => {
     }
     await run(['check-key'], envAt(echo.url));
     await run(['check-key', '--json'], envAt(echo.url));
+    expectNoLeak(mine, 5);
+    // The scan could have found it: the service echoed the key into answers the scrubber cleaned.
+    expect(
+      mine.dirs.flatMap(filesUnder).some((path) => readFileSync(path, 'utf8').includes('[key hidden]')),
+    ).toBe(true);
   });
 
   it('through network errors: nothing listening, and a wrong key', async () => {
+    const mine = scenario();
     const closed = await startServer();
     const gone = closed.url;
     await closed.close();
@@ -116,9 +166,11 @@ describe('the key never leaks', () => {
     await run(['phone-lookup', '--Phone', phone(1), '--max-attempts', '1'], envAt(gone));
     await run(['check-key'], envAt(gone));
     await run(bulk, envAt(sandbox.url, `${KEY}-wrong`), phones);
+    expectNoLeak(mine, 4);
   });
 
   it('through a key pasted with a line break or a space: refused, not printed', async () => {
+    const mine = scenario();
     for (const bad of [`${KEY}\n`, `${KEY}\nLEAKCANARY-second-line`, ` ${KEY}`, `${KEY}\u200b`]) {
       const ran = await run(bulk, envAt(sandbox.url, bad), phones);
       expect(ran.code).toBe(4);
@@ -126,31 +178,13 @@ describe('the key never leaks', () => {
       expect(one.code).toBe(4);
       await run(['check-key'], envAt(sandbox.url, bad));
     }
+    expectNoLeak(mine, 4);
   });
 
-  it('scan: no file written and nothing printed holds the key in any form', () => {
-    const files: string[] = [];
-    const walk = (dir: string) => {
-      for (const name of readdirSync(dir)) {
-        const path = join(dir, name);
-        if (statSync(path).isDirectory()) walk(path);
-        else files.push(path);
-      }
-    };
-    for (const dir of dirs) walk(dir);
-    expect(files.length).toBeGreaterThanOrEqual(40);
-    const hits: string[] = [];
-    for (const path of files) {
-      const text = readFileSync(path, 'latin1');
-      for (const form of FORMS) if (text.includes(form)) hits.push(`${path}: ${form}`);
-    }
-    for (const text of printed)
-      for (const form of FORMS) if (text.includes(form)) hits.push(`printed: ${form}: ${text.slice(0, 200)}`);
-    expect(hits).toEqual([]);
-    // And the scan could have found it: the service did receive the key, and echoed it into answers
-    // that the scrubber then cleaned.
-    expect(files.some((path) => readFileSync(path, 'utf8').includes('[key hidden]'))).toBe(true);
+  it('scan: nothing any scenario wrote or printed holds the key in any form', () => {
+    expectNoLeak(all, 40);
+    // And the scan could have found it: the service did receive the key.
     expect(echo.seen.some((s) => s.headers['x-api-key'] === KEY)).toBe(true);
-    expect(printed.join('').length).toBeGreaterThan(1000);
+    expect(all.printed.join('').length).toBeGreaterThan(1000);
   });
 });
