@@ -129,6 +129,8 @@ describe('planBulk and runBulk', () => {
       const large = await run('large', undefined);
       expect(small.completed).toBe(true);
       expect(small.transactions).toBe(20);
+      // A fixed number is that many at a time: never more, and not fewer (20 requests of 15 ms each).
+      expect(extra.sandbox.stats().peakInService).toBe(3);
       expect(small.extraColumns.length).toBeGreaterThan(0);
       // Times differ from run to run: how long it took, and the pace it reached.
       expect({ ...small, output: '', cache: '', elapsedMs: 0, pace: undefined }).toEqual({
