@@ -26,9 +26,13 @@ export type RecordOf<Shape> = {
     : LeafOf<Shape[Name]>;
 };
 
-/** An operation's input: exactly its fields, each an optional string (the rules are checked at run time). */
+/**
+ * An operation's input: exactly its fields, each an optional string (the rules are checked at run
+ * time); `undefined` is a field left out, so that `{ Phone: process.env.PHONE }` compiles under
+ * exactOptionalPropertyTypes.
+ */
 export type InputOf<Op extends { readonly inputs: readonly { readonly name: string }[] }> = {
-  readonly [Name in Op['inputs'][number]['name']]?: string;
+  readonly [Name in Op['inputs'][number]['name']]?: string | undefined;
 };
 
 /** The catalog entry of an operation id, with its literal types. */
@@ -45,11 +49,16 @@ export type OperationRecord<Id extends OperationId> = RecordOf<OperationOf<Id>['
  */
 export type RecordDetails = Omit<Extract<Outcome, { readonly kind: 'record' }>, 'kind' | 'status' | 'record'>;
 
-/** What one call gives: a record (200), no match (204), or an error (nothing thrown). */
-export type CallResult<Record> =
+/**
+ * What one call gives: a record (200), no match (204), or an error (nothing thrown). `cached` is
+ * true when the call paid nothing itself: the answer was in the client's cache, or another call
+ * was buying it at that moment.
+ */
+export type CallResult<Record> = (
   | ({ readonly kind: 'record'; readonly record: Record } & RecordDetails)
   | { readonly kind: 'no-match' }
-  | { readonly kind: 'error'; readonly error: CallError };
+  | { readonly kind: 'error'; readonly error: CallError }
+) & { readonly cached?: true };
 
 type TitleRest<Title extends string> = Title extends `${infer Word} ${infer Rest}`
   ? `${Capitalize<Lowercase<Word>>}${TitleRest<Rest>}`
@@ -62,7 +71,7 @@ export type MethodName<Title extends string> = Title extends `${infer Word} ${in
 
 export interface MethodOptions {
   /** Aborting it stops the call: the promise rejects with the signal's reason, as fetch does. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** One method per operation, named from its title: `autoAppend`, ..., `idVerify`. */

@@ -17,6 +17,7 @@ export * from './key-check.js';
 export * from './keys.js';
 export * from './ledger.js';
 export * from './likely.js';
+export * from './memory-cache.js';
 export * from './normalise.js';
 export * from './openapi.js';
 export type { CountedAs, GroupField, LeafField, Looks, OutputField, OutputShape } from './outputs.js';

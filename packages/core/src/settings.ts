@@ -1,6 +1,6 @@
 // Where requests go and with which key. HTTPS is required by the API; plain http:// is accepted
 // only for loopback hosts, where the sandbox runs.
-import type { Operation } from './catalog.js';
+import { OPERATIONS, type Operation } from './catalog.js';
 
 export interface Settings {
   readonly apiKey: string;
@@ -47,4 +47,32 @@ export function checkBaseUrl(label: string, url: string): BaseUrlCheck {
 export function isLoopback(host: string): boolean {
   const h = host.toLowerCase();
   return h === 'localhost' || h === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+type GivenBases = { readonly baseUrl?: string | undefined; readonly baseUrlV3?: string | undefined };
+
+/**
+ * One base pointed at a local server and the other left to its default: the sandbox answers both
+ * versions at one URL, so this is nearly always a forgotten option, and half of the operations
+ * would go to the real service (with the demo key, or billed). The message says which and what to
+ * set; undefined when the two agree. `labels` are the caller's names for the two settings.
+ */
+export function halfLocalBases(
+  given: GivenBases,
+  labels: { readonly baseUrl: string; readonly baseUrlV3: string } = {
+    baseUrl: 'baseUrl',
+    baseUrlV3: 'baseUrlV3',
+  },
+): string | undefined {
+  const local = (url: string | undefined) =>
+    url !== undefined && isLoopback(BASE_URL.exec(url.trim())?.[2] ?? '');
+  const [set, unset, version, fallback] =
+    given.baseUrlV3 === undefined && local(given.baseUrl)
+      ? ([labels.baseUrl, labels.baseUrlV3, 'v3', DEFAULT_BASE_URL_V3] as const)
+      : given.baseUrl === undefined && local(given.baseUrlV3)
+        ? ([labels.baseUrlV3, labels.baseUrl, 'v2', DEFAULT_BASE_URL] as const)
+        : [];
+  if (set === undefined) return undefined;
+  const titles = OPERATIONS.filter((op) => op.version === version).map((op) => op.title);
+  return `${set} is a local server but ${unset} is not set, so ${titles.join(', ')} would go to ${fallback}; set ${unset} to the same URL (the sandbox serves both)`;
 }

@@ -1,7 +1,15 @@
 // Type tests of the SDK (vitest --typecheck, run by `pnpm test`): the method names, inputs and
 // records derived from the catalog. Written out by hand, so that they check the derivation.
 import { describe, expectTypeOf, it } from 'vitest';
-import { type CallResult, createClient, type OperationInput, type OperationRecord } from '../src/sdk.js';
+import {
+  type AnswerCache,
+  type CallResult,
+  createClient,
+  createMemoryCache,
+  type OperationInput,
+  type OperationRecord,
+  type Outcome,
+} from '../src/sdk.js';
 
 const client = createClient({ apiKey: 'k' });
 
@@ -81,19 +89,31 @@ describe('createClient', () => {
       const result = await client.phoneLookup({ Phone: '5550102030' });
       if (result.kind === 'record') expectTypeOf(result.record.Name.FName).toEqualTypeOf<string>();
       else if (result.kind === 'error') expectTypeOf(result.error.code).toBeString();
-      else expectTypeOf(result).toEqualTypeOf<{ readonly kind: 'no-match' }>();
+      else expectTypeOf(result).toEqualTypeOf<{ readonly kind: 'no-match' } & { readonly cached?: true }>();
+      expectTypeOf(result.cached).toEqualTypeOf<true | undefined>();
     });
   });
 
   it('takes its options typed', () => {
-    // @ts-expect-error the key is required
+    // Every option may be left out: the key and the bases then come from the environment.
+    createClient();
     createClient({});
     createClient({
       apiKey: 'k',
       baseUrl: 'http://127.0.0.1:8787',
+      baseUrlV3: 'http://127.0.0.1:8787',
       timeoutMs: 5000,
       retry: { maxAttempts: 2 },
+      cache: false,
     });
-    expectTypeOf(client.idVerify).parameter(1).toEqualTypeOf<{ readonly signal?: AbortSignal } | undefined>();
+    createClient({ cache: createMemoryCache({ maxAnswers: 100 }) });
+    createClient({ cache: new Map<string, Outcome>() satisfies AnswerCache });
+    // @ts-expect-error a key is text
+    createClient({ apiKey: 42 });
+    // @ts-expect-error the cache is a store with get and put, or false
+    createClient({ cache: true });
+    expectTypeOf(client.idVerify)
+      .parameter(1)
+      .toEqualTypeOf<{ readonly signal?: AbortSignal | undefined } | undefined>();
   });
 });
