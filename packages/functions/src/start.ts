@@ -1,0 +1,118 @@
+// Starting and stopping the server, apart from the process's own business (bin.ts) so that a
+// benchmark can start it in-process: the connection (the key, or the embedded sandbox), the answer
+// store's fronts, the pace, the ledger, the purchase path, the HTTP server; then, on stop, the
+// batches in progress get a grace to finish and keep what they bought before everything closes.
+import type { AddressInfo } from 'node:net';
+import { createHttpTransport } from '@enrich/bulk';
+import { createAuthenticator } from './auth.js';
+import type { Config } from './config.js';
+import { ConfigError, connect } from './connection.js';
+import { createFunctionsServer } from './functions-server.js';
+import { consoleToLog, createLogger, type Logger } from './log.js';
+import { Pacer } from './pacer.js';
+import { Purchases } from './purchases.js';
+import { SpendLedger } from './spend-ledger.js';
+import { Stores } from './stores.js';
+import { functionsVersion } from './version.js';
+
+/** One attempt's deadline, as the CLI's default --timeout. */
+const TIMEOUT_MS = 30_000;
+/** How long batches in progress may go on once asked to stop (Cloud Run allows 10 s after SIGTERM). */
+export const STOP_GRACE_MS = 8_000;
+
+export type Started =
+  | { readonly kind: 'started'; readonly url: string; readonly stop: () => Promise<void> }
+  | { readonly kind: 'failed'; readonly exitCode: number };
+
+/** The password of a store URL, for the scrubber (never shown). */
+function storePassword(url: string | undefined): string | undefined {
+  if (url === undefined || !URL.canParse(url)) return undefined;
+  const password = new URL(url).password;
+  return password === '' ? undefined : decodeURIComponent(password);
+}
+
+export async function startFunctions(
+  config: Config,
+  env: Readonly<Record<string, string | undefined>>,
+  logger?: Logger,
+): Promise<Started> {
+  const token = config.auth.kind === 'token' ? config.auth.token : undefined;
+  const { scrub, log } =
+    logger ??
+    createLogger([env.ENRICH_API_KEY, token, storePassword(config.storeUrl)], {
+      json: Boolean(env.K_SERVICE),
+    });
+  if (!logger) consoleToLog(log);
+  let connection: Awaited<ReturnType<typeof connect>>;
+  try {
+    connection = await connect(config, env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    log(error.message, 'ERROR');
+    return { kind: 'failed', exitCode: 2 };
+  }
+  let stores: Stores;
+  try {
+    stores = await Stores.open({ ...config, bases: connection.bases, scrub });
+  } catch (error) {
+    log(`the answer store could not be opened: ${(error as Error).message}`, 'ERROR');
+    await connection.close();
+    return { kind: 'failed', exitCode: error instanceof RangeError ? 2 : 1 };
+  }
+  const stopping = new AbortController();
+  const pacer = new Pacer({
+    settings: connection.settings,
+    transport: createHttpTransport({ timeoutMs: TIMEOUT_MS }),
+    maxConcurrency: config.maxConcurrency,
+    maxRate: config.maxRate,
+  });
+  const ledger = new SpendLedger(config.ledgerPath, connection.bases, log);
+  const purchases = new Purchases({
+    stores,
+    pacer,
+    ledger,
+    maxTransactionsPerMonth: config.maxTransactionsPerMonth,
+    log,
+    stop: stopping.signal,
+  });
+  const server = createFunctionsServer({
+    purchases,
+    authenticate: createAuthenticator(config.auth),
+    log,
+    version: functionsVersion(),
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+  } catch (error) {
+    log(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`, 'ERROR');
+    await Promise.allSettled([stores.close(), connection.close()]);
+    return { kind: 'failed', exitCode: 1 };
+  }
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  log(`listening on ${url}`);
+  log(
+    `${functionsVersion()}: ${connection.bases.sandbox ? 'the embedded sandbox, demo key' : `${connection.bases.baseUrl}, ${connection.bases.baseUrlV3}`}; answers in ${stores.where}; callers: ${config.auth.kind === 'token' ? 'a token' : config.auth.kind === 'platform' ? 'checked by the platform (--auth platform)' : 'not checked (--no-auth, loopback)'}${config.maxTransactionsPerMonth === undefined ? '' : `; at most ${config.maxTransactionsPerMonth} transactions a month`}`,
+  );
+  const stop = async () => {
+    server.close();
+    // A connection kept alive after its batch is answered is closed as soon as it is idle.
+    const idle = setInterval(() => server.closeIdleConnections(), 100);
+    const grace = setTimeout(() => {
+      stopping.abort();
+      pacer.stop();
+      server.closeAllConnections();
+    }, STOP_GRACE_MS);
+    await new Promise<void>((resolve) => server.once('close', () => resolve()));
+    clearTimeout(grace);
+    clearInterval(idle);
+    stopping.abort();
+    pacer.stop();
+    ledger.close();
+    await Promise.allSettled([stores.close(), connection.close()]);
+  };
+  return { kind: 'started', url, stop };
+}
