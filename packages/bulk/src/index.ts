@@ -43,6 +43,7 @@ export { GRACE_MS, runBulk } from './run-bulk.js';
 export { distinctFiles, realPath } from './same-file.js';
 export { JournalFront, type JournalFrontOptions } from './store/journal-front.js';
 export { type OpenStoreOptions, openStore } from './store/open-store.js';
+export type { PostgresStoreOptions } from './store/postgres-store.js';
 export {
   type ClaimResult,
   type SpendRequest,
