@@ -76,9 +76,13 @@ test('a bulk run in the real sidebar, driven by clicks: key, check, confirm, sta
   // Operation, mapping (from the header row by name: "Mobile" is a phone column), outputs, target.
   await page.getByLabel('Operation', { exact: true }).selectOption('phone-lookup');
   expect(await page.locator('#map-Phone').inputValue()).toBe('1');
+  // The output columns are folded; their summary says which are chosen.
+  expect(await page.locator('#outputs-summary').textContent()).toBe('FName, LName, House… (10 of 17)');
+  await page.locator('#outputs-details > summary').click();
   for (const column of ['House', 'PreDir', 'StrType', 'PostDir'])
     await page.getByLabel(column, { exact: true }).uncheck();
   await page.getByLabel('trace', { exact: true }).check();
+  expect(await page.locator('#outputs-summary').textContent()).toBe('FName, LName, Street… (7 of 17)');
   expect(await page.getByLabel('Results start in column').inputValue()).toBe('C');
 
   await page.getByRole('button', { name: 'Check' }).click();
@@ -145,7 +149,11 @@ test('formula answers not kept yet: counted, kept with one click (no transaction
   const user = rt.owner;
   const page = await openSidebar(rt, user, NO_HOLD());
   await poll(() => page.locator('#answers-text').textContent()).toMatch(/^Every formula answer is kept/);
-  expect(await page.getByRole('button', { name: 'Keep them' }).isDisabled()).toBe(true);
+  // Folded: the summary says the state; opening it shows what each button does.
+  expect(await page.locator('#answers-summary').textContent()).toBe('all kept');
+  expect(await page.locator('#keep-answers').isVisible()).toBe(false);
+  await page.locator('#answers-section > summary').click();
+  expect(await page.getByRole('button', { name: 'Keep them in this spreadsheet' }).isDisabled()).toBe(true);
 
   // Formulas buy 3 answers while the sidebar is open; the user comes back to the sidebar.
   rt.type('Sheet1', 'A1:A3', [[Number(phone(1))], [Number(phone(2))], [Number(phone(3))]]);
@@ -155,15 +163,16 @@ test('formula answers not kept yet: counted, kept with one click (no transaction
   await poll(() => page.locator('#answers-text').textContent()).toMatch(
     /^3 formula answers are not kept yet/,
   );
+  expect(await page.locator('#answers-summary').textContent()).toBe('3 not kept yet');
 
-  await page.getByRole('button', { name: 'Keep them' }).click();
+  await page.getByRole('button', { name: 'Keep them in this spreadsheet' }).click();
   await poll(() => page.locator('#message').textContent()).toBe('Kept 3 answers; no transaction spent.');
   expect(await page.locator('#answers-text').textContent()).toMatch(/^Every formula answer is kept/);
   expect(rt.sandbox.transactions()).toBe(3);
 
   // Freeze results in the whole spreadsheet: two clicks, then the formula is its values.
   const shown = rt.values('Sheet1', 'B1:B3');
-  await page.getByRole('button', { name: 'Freeze results in the whole spreadsheet' }).click();
+  await page.getByRole('button', { name: 'Turn every Enrich formula into values' }).click();
   await page.getByRole('button', { name: /^Click again/ }).click();
   await poll(() => page.locator('#message').textContent()).toBe('Froze 1 formula (3 cells)');
   expect(rt.sheet().formulaCells()).toEqual([]);

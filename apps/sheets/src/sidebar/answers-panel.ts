@@ -1,7 +1,7 @@
-// Formula answers: how many are still only in the 6-hour cache ("Keep them" moves them into the
-// spreadsheet's hidden sheet of answers, free), how long this user's key reuses kept answers (formulas
-// follow the spreadsheet owner's setting: they spend the owner's key), and Freeze results in the
-// whole spreadsheet.
+// Formula answers: how many are still only in the 6-hour cache ("Keep them in this spreadsheet"
+// moves them into the spreadsheet's hidden sheet of answers, free), how long this user's key reuses
+// kept answers (formulas follow the spreadsheet owner's setting: they spend the owner's key), and
+// Freeze results in the whole spreadsheet ("Turn every Enrich formula into values").
 import type { AnswersInfo } from '../server/sidebar-api.js';
 import { $, errorText, number, plural, showMessage } from './dom.js';
 import { call } from './server.js';
@@ -12,6 +12,7 @@ export function renderAnswers(info: AnswersInfo): void {
       ? 'Every formula answer is kept in this spreadsheet.'
       : `${number(info.unkept)} formula answer${info.unkept === 1 ? ' is' : 's are'} not kept yet: ` +
         'they are only cached for a few hours, and a recalculation after that would pay for them again.';
+  $('answers-summary').textContent = info.unkept === 0 ? 'all kept' : `${number(info.unkept)} not kept yet`;
   $<HTMLButtonElement>('keep-answers').disabled = info.unkept === 0;
   $<HTMLInputElement>('answer-days').value = String(info.days);
 }
@@ -27,6 +28,7 @@ async function keepAnswers(): Promise<void> {
 }
 
 let freezeArmed = false;
+const FREEZE_LABEL = 'Turn every Enrich formula into values';
 
 /** Two clicks: freezing replaces every add-on formula in the spreadsheet with its values. */
 async function freezeAll(): Promise<void> {
@@ -37,7 +39,7 @@ async function freezeAll(): Promise<void> {
     return;
   }
   freezeArmed = false;
-  button.textContent = 'Freeze results in the whole spreadsheet';
+  button.textContent = FREEZE_LABEL;
   try {
     const report = await call('freezeAllResults');
     showMessage(

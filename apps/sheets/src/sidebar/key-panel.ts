@@ -11,6 +11,12 @@ export function renderSettings(settings: PublicSettings): void {
       ? `A key is set (ending in ${settings.keyHint}).`
       : 'A key is set.'
     : 'No key is set yet.';
+  // The folded panel's summary says the same in a few words.
+  $('key-summary').textContent = settings.keySet
+    ? settings.keyHint
+      ? `set, ending in ${settings.keyHint}`
+      : 'set'
+    : 'not set yet';
   $<HTMLInputElement>('base-url').value = settings.baseUrl;
   $<HTMLInputElement>('base-url-v3').value = settings.baseUrlV3;
   $<HTMLInputElement>('base-url').placeholder = settings.defaults.baseUrl;

@@ -66,13 +66,25 @@ function renderMapping(): void {
     box2.id = `out-${column}`;
     box2.value = column;
     box2.checked = op.defaultColumns.includes(column);
-    box2.addEventListener('change', invalidatePlan);
+    box2.addEventListener('change', () => {
+      invalidatePlan();
+      renderOutputsSummary();
+    });
     const label = document.createElement('label');
     label.htmlFor = box2.id;
     label.textContent = column;
     wrap.append(box2, label);
     outputs.append(wrap);
   }
+  renderOutputsSummary();
+}
+
+/** The folded list of output columns says what is chosen: "FName, LName, House… (10 of 17)". */
+function renderOutputsSummary(): void {
+  const boxes = Array.from($('output-fields').querySelectorAll<HTMLInputElement>('input'));
+  const chosen = boxes.filter((b) => b.checked).map((b) => b.value);
+  const names = chosen.length > 3 ? `${chosen.slice(0, 3).join(', ')}…` : chosen.join(', ') || 'none';
+  $('outputs-summary').textContent = `${names} (${chosen.length} of ${boxes.length})`;
 }
 
 function invalidatePlan(): void {
@@ -313,6 +325,7 @@ async function init(): Promise<void> {
 
   const view = document.body.dataset.view;
   if (view === 'settings') ($('settings-section') as HTMLDetailsElement).open = true;
+  if (view === 'key') ($('key-section') as HTMLDetailsElement).open = true;
   try {
     const state = await call('getSidebarState');
     operations = state.operations;
@@ -330,6 +343,8 @@ async function init(): Promise<void> {
     if (state.run) select.value = state.run.operation;
     renderSelection();
     if (state.run) showResume(state.run);
+    // No key yet: the key panel is what is needed first.
+    if (!state.settings.keySet) ($('key-section') as HTMLDetailsElement).open = true;
     if (view === 'key' || !state.settings.keySet) $('api-key').focus();
     else if (view === 'settings') $('base-url').focus();
     else select.focus();
