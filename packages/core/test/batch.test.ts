@@ -62,6 +62,15 @@ describe('requestKey', () => {
     expect(key).not.toContain(KEY);
     expect(requestKey.length).toBe(2);
   });
+
+  it('keeps its exact form, which answers already kept are found by: only the fields given, in catalog order', () => {
+    // A key spelt differently (a field not given written as null, another order) would miss every
+    // answer a journal or a shared store already holds, and buy it again.
+    expect(keyOf(op('auto-append'), { Email: 'a@b.co' })).toBe('auto-append:[["Email","a@b.co"]]');
+    expect(keyOf(op('auto-append'), { Email: 'a@b.co', Phone: '5550102030' })).toBe(
+      'auto-append:[["Phone","5550102030"],["Email","a@b.co"]]',
+    );
+  });
 });
 
 describe('output columns and flattening', () => {
@@ -201,6 +210,34 @@ describe('planRow', () => {
     const keys = plans.flatMap((r) => (r.kind === 'request' ? [r.key] : []));
     expect(new Set(keys).size).toBe(2);
     expect(plans[4]).toMatchObject({ input: { Phone: '5550109999' } });
+  });
+
+  it('quotes an invalid cell as it was typed, not as normalisation left it (issue 40)', () => {
+    const messages = ['n/a', '=1+2', ' 555-CALL-NOW ', '(555) 010-203'].map(
+      (Phone) => planRow(op('phone-lookup'), { Phone }) as { message?: string },
+    );
+    expect(messages.map((m) => m.message)).toEqual([
+      'Phone must be numeric only (10 digits); got "n/a"',
+      'Phone must be numeric only (10 digits); got "=1+2"',
+      'Phone must be numeric only (10 digits); got "555-CALL-NOW"',
+      'Phone must be 10 digits; got 9',
+    ]);
+    expect(planRow(op('demographic-append'), { Phone: '5550102030', Zip: 'ab-12' })).toEqual({
+      kind: 'invalid',
+      message: 'Zip must be 5 digits; got "ab-12"',
+    });
+  });
+
+  it('a row with other cells but none of the fields says which field is missing; only an empty row is blank', () => {
+    expect(planRow(op('phone-lookup'), { Phone: '' }, { otherCells: true })).toEqual({
+      kind: 'invalid',
+      message: 'no Phone in this row (Phone Lookup: Phone is required)',
+    });
+    expect(planRow(op('tcpa-verify'), {}, { otherCells: true })).toEqual({
+      kind: 'invalid',
+      message: 'no phone or last_name in this row (TCPA Verify: phone and last_name are required)',
+    });
+    expect(planRow(op('phone-lookup'), { Phone: '  ' }, { otherCells: false })).toEqual({ kind: 'empty' });
   });
 
   it('planRow reports a broken rule and carries the clean input of a valid row', () => {

@@ -68,6 +68,37 @@ describe('createScrubber', () => {
     expect(out).not.toContain(KEY.slice(12));
   });
 
+  it('writes "[key hidden]" where the key was: the words every client shows', () => {
+    expect(scrub(`key=${KEY};`)).toBe('key=[key hidden];');
+  });
+
+  it('replaces a longer key whole when a shorter one begins it: no tail of it is left', () => {
+    // An old key and its successor, say; the shorter given first. Replaced short-first, the longer
+    // would leave its last characters in the text.
+    const s = createScrubber(['abcdefgh', 'abcdefgh-ijkl']);
+    expect(s('x abcdefgh-ijkl y abcdefgh z')).toBe('x [key hidden] y [key hidden] z');
+  });
+
+  it('replaces a key pasted with spaces around and inside it whole, not part by part', () => {
+    const s = createScrubber([' abcdefgh ijklmnop\n']);
+    expect(s('x abcdefgh ijklmnop y')).toBe('x [key hidden] y');
+  });
+
+  it('scrubs secrets of exactly the shortest length, and any spelling from exactly 16 letters and digits', () => {
+    expect(createScrubber(['abcdef'])('a abcdef b')).toBe('a [key hidden] b');
+    const sixteen = createScrubber(['abcd-efgh-ijkl-mnop']);
+    expect(sixteen('cell ABCDEFGHIJKLMNOP end')).toBe('cell [key hidden] end');
+    // Fifteen would match ordinary text: only the exact forms then.
+    expect(createScrubber(['abcd-efgh-ijkl-mno'])('cell ABCDEFGHIJKLMNO end')).toBe('cell ABCDEFGHIJKLMNO end');
+  });
+
+  it('takes a key holding a lone surrogate (it cannot be URL-encoded) and leaves other text alone', () => {
+    const odd = 'abcdefgh\ud800ijkl';
+    const s = createScrubber([odd]);
+    expect(s(`a ${odd} b`)).toBe('a [key hidden] b');
+    expect(s('undefined stays undefined')).toBe('undefined stays undefined');
+  });
+
   it('ignores empty and very short secrets (they would mangle every message)', () => {
     const s = createScrubber(['', 'k', 'abc']);
     expect(s('kabc keeps its text')).toBe('kabc keeps its text');
