@@ -190,7 +190,7 @@ export class Sender {
         throw error;
       }
       // A gateway that says what is left of its count: spread it until the reset (core's rate-headers.ts).
-      const hint = readRateLimit(response.headers, options.now());
+      const hint = readRateLimit(response.headers, options.now(), sentAt);
       if (hint) this.pace.rateLimitHint(hint);
       if (response.status === 429) {
         this.throttled++;

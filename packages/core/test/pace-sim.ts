@@ -3,15 +3,18 @@
 // latency; the client sends as the bulk engine does (a slot per request in flight, the request
 // waiting in its slot for its turn), retries a 429 after its Retry-After, and pauses everyone when
 // the controller says so. Deterministic: no randomness, no timers.
-import { type AttemptSignal, Pace, type PaceOptions, type RateLimitHint } from '../src/index.js';
+import { type AttemptSignal, Pace, type PaceOptions, readRateLimit } from '../src/index.js';
 
 export interface ServiceAnswer {
   readonly status: 200 | 429 | 500 | 503;
   readonly doneAt: number;
   /** A 429's Retry-After, when the service sends one. */
   readonly retryAfterMs?: number;
-  /** What the window's headers said: remaining requests and when the count starts again. */
-  readonly rateLimit?: RateLimitHint;
+  /**
+   * The window's headers, as a gateway sends them: remaining requests and whole seconds to the
+   * reset, rounded up (read by the client with core's readRateLimit when the answer arrives).
+   */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface SimService {
@@ -76,20 +79,25 @@ export function simService(model: ServiceModel): SimService & { model: ServiceMo
           windowStart = Math.floor(at / m.window.ms) * m.window.ms;
           windowCount = 0;
         }
-        const rateLimit = m.window.headers
-          ? { remaining: Math.max(0, m.window.limit - windowCount - 1), resetAt: windowStart + m.window.ms }
+        // Retry-After and the reset in whole seconds, rounded up, as HTTP and the sandbox send them.
+        const resetSeconds = Math.ceil((windowStart + m.window.ms - at) / 1000);
+        const headers = m.window.headers
+          ? {
+              'x-ratelimit-remaining': String(Math.max(0, m.window.limit - windowCount - 1)),
+              'x-ratelimit-reset': String(resetSeconds),
+            }
           : undefined;
         if (windowCount >= m.window.limit) {
           return {
             status: 429,
             doneAt: at + 1,
-            retryAfterMs: windowStart + m.window.ms - at,
-            ...(rateLimit ? { rateLimit } : {}),
+            retryAfterMs: resetSeconds * 1000,
+            ...(headers ? { headers } : {}),
           };
         }
         windowCount++;
         const answer = served(m, at);
-        return rateLimit ? { ...answer, rateLimit } : answer;
+        return headers ? { ...answer, headers } : answer;
       }
       return served(m, at);
     },
@@ -191,7 +199,8 @@ export function simulate(
       slotsTaken--;
       const signal: AttemptSignal =
         answer.status === 200 ? 'answered' : answer.status === 429 ? 'throttled' : 'failed';
-      if (answer.rateLimit) pace.rateLimitHint(answer.rateLimit);
+      const hint = answer.headers && readRateLimit(answer.headers, now, sentAt);
+      if (hint) pace.rateLimitHint(hint);
       const pauseAll = pace.ended(sentAt, now, signal, answer.retryAfterMs);
       if (answer.status === 200) {
         done++;

@@ -8,10 +8,14 @@ describe('readRateLimit: what a gateway says of its count', () => {
     expect(readRateLimit({ ratelimit: '"default";r=50;t=30' }, NOW)).toEqual({
       remaining: 50,
       resetAt: NOW + 30_000,
+      earliestResetAt: expect.any(Number),
+      sentAt: NOW,
     });
     expect(readRateLimit({ ratelimit: 'limit=100, remaining=7, reset=5' }, NOW)).toEqual({
       remaining: 7,
       resetAt: NOW + 5000,
+      earliestResetAt: expect.any(Number),
+      sentAt: NOW,
     });
   });
 
@@ -19,11 +23,15 @@ describe('readRateLimit: what a gateway says of its count', () => {
     expect(readRateLimit({ 'x-ratelimit-remaining': '12', 'x-ratelimit-reset': '20' }, NOW)).toEqual({
       remaining: 12,
       resetAt: NOW + 20_000,
+      earliestResetAt: expect.any(Number),
+      sentAt: NOW,
     });
     const epoch = String(NOW / 1000 + 42);
     expect(readRateLimit({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': epoch }, NOW)).toEqual({
       remaining: 0,
       resetAt: NOW + 42_000,
+      earliestResetAt: expect.any(Number),
+      sentAt: NOW,
     });
   });
 

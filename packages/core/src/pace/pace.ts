@@ -150,14 +150,12 @@ export class Pace {
   /** What an answer's headers said of the service's count (rate-headers.ts): it is spread until its reset. */
   rateLimitHint(hint: RateLimitHint): void {
     this.header.update(hint);
-    // The count was taken before the requests still in flight reached the service.
-    this.header.spent(this.inFlight);
   }
 
   /** `count` attempts left for the service at once (a fetchAll round sends several). */
   sent(now: number, count = 1): void {
     this.inFlight += count;
-    this.header.spent(count);
+    this.header.sent(now, count);
     const rate = this.spacing(now);
     if (rate !== undefined)
       this.state.nextStartAt = Math.max(now, this.state.nextStartAt) + (count * 1000) / rate;
@@ -181,6 +179,7 @@ export class Pace {
    */
   ended(sentAt: number, now: number, signal: AttemptSignal, retryAfterMs?: number): boolean {
     this.inFlight = Math.max(0, this.inFlight - 1);
+    this.header.ended(sentAt);
     if (signal === 'throttled') this.throttled++;
     if (this.fixed !== undefined) return signal === 'throttled';
     if (signal === 'throttled') return this.onThrottled(sentAt, now, retryAfterMs ?? DEFAULT_PAUSE_MS);

@@ -14,10 +14,19 @@
 export interface RateLimitHint {
   /** Requests the service will still let through before the reset. */
   readonly remaining: number;
-  /** When the count starts again (epoch ms). */
+  /**
+   * When the count starts again, at the latest and at the earliest (epoch ms). Gateways say it in
+   * whole seconds, rounded up as Retry-After is ("1" means anything up to a second), counted from
+   * some moment between the request leaving and its answer arriving.
+   */
   readonly resetAt: number;
+  readonly earliestResetAt: number;
+  /** When the request was sent (epoch ms). */
+  readonly sentAt: number;
 }
 
+/** Requests in flight whose send times are kept, at most (far above any concurrency used). */
+const MAX_TRACKED = 4096;
 /** A reset further than this is an epoch (seconds), not a delay. */
 const EPOCH_SECONDS = 365 * 24 * 3600;
 /** A reset this far ahead is not believed (a misread header must not stall a run for days). */
@@ -27,26 +36,39 @@ const MAX_RESET_MS = 3600 * 1000;
 export function readRateLimit(
   headers: Readonly<Record<string, string | undefined>>,
   nowMs: number,
+  sentAtMs: number = nowMs,
 ): RateLimitHint | undefined {
   const draft = headers.ratelimit;
   if (draft !== undefined) {
     const remaining = param(draft, ['r', 'remaining']);
     const reset = param(draft, ['t', 'reset']);
-    const hint = hintOf(remaining, reset, nowMs);
+    const hint = hintOf(remaining, reset, nowMs, sentAtMs);
     if (hint) return hint;
   }
-  return hintOf(number(headers['x-ratelimit-remaining']), number(headers['x-ratelimit-reset']), nowMs);
+  const remaining = number(headers['x-ratelimit-remaining']);
+  return hintOf(remaining, number(headers['x-ratelimit-reset']), nowMs, sentAtMs);
 }
 
 function hintOf(
   remaining: number | undefined,
   reset: number | undefined,
   nowMs: number,
+  sentAtMs: number,
 ): RateLimitHint | undefined {
   if (remaining === undefined || reset === undefined || remaining < 0 || reset < 0) return undefined;
-  const resetAt = reset > EPOCH_SECONDS ? reset * 1000 : nowMs + reset * 1000;
+  // Whole seconds leave a second of doubt; a fraction is taken as exact.
+  const doubt = Number.isInteger(reset) ? 1000 : 0;
+  const epoch = reset > EPOCH_SECONDS;
+  const resetAt = epoch ? reset * 1000 : nowMs + reset * 1000;
   if (resetAt - nowMs > MAX_RESET_MS) return undefined;
-  return { remaining: Math.floor(remaining), resetAt: Math.max(nowMs, resetAt) };
+  // A delay was counted no earlier than the request left.
+  const earliest = (epoch ? resetAt : Math.min(sentAtMs, nowMs) + reset * 1000) - doubt;
+  return {
+    remaining: Math.floor(remaining),
+    resetAt: Math.max(nowMs, resetAt),
+    earliestResetAt: Math.min(earliest, Math.max(nowMs, resetAt)),
+    sentAt: sentAtMs,
+  };
 }
 
 /** `name=value` (or `;name=value`) of the first name found in a header field, as a number. */
@@ -64,31 +86,68 @@ function number(text: string | undefined): number | undefined {
 }
 
 /**
- * What is left of the service's count, as the headers last said, less what was sent since: the
- * rate that spends it evenly until the reset, or when sending may start again once it is spent.
+ * What is left of the service's count, as the headers said, less what was sent since: the rate that
+ * spends it evenly until the reset, or when sending may start again once it is spent.
+ *
+ * Each answer bounds the window's reset from both sides (RateLimitHint); the answers of one window
+ * narrow it to where the count of seconds changed. Taking only the last answer's "at most 1 s" waited
+ * up to a second past the reset: a quarter of a 2 s window (0.65 of the ceiling in the bench). And
+ * answers arrive out of order: a late answer of the last window must not be read as this one's.
  */
 export class HeaderBudget {
   private remaining = 0;
-  private resetAt = Number.NEGATIVE_INFINITY;
+  private earliest = Number.NEGATIVE_INFINITY;
+  private latest = Number.NEGATIVE_INFINITY;
+  /** When each request still in flight was sent, oldest first. */
+  private readonly inFlight: number[] = [];
 
+  /** A hint read from an answer (before its request is told `ended`). */
   update(hint: RateLimitHint): void {
-    this.remaining = hint.remaining;
-    this.resetAt = hint.resetAt;
+    // The count was taken when the hint's request reached the service: those sent after it, still
+    // on their way, are not in it; those sent before it are.
+    const remaining = hint.remaining - this.sentAfter(hint.sentAt);
+    if (hint.earliestResetAt >= this.latest) {
+      // A later window than the one known.
+      this.earliest = hint.earliestResetAt;
+      this.latest = hint.resetAt;
+      this.remaining = remaining;
+    } else if (hint.resetAt > this.earliest) {
+      // The same window: its reset narrowed, its count the lowest said.
+      this.earliest = Math.max(this.earliest, hint.earliestResetAt);
+      this.latest = Math.min(this.latest, hint.resetAt);
+      this.remaining = Math.min(this.remaining, remaining);
+    }
+    // Else its reset ends before this window's can: a late answer of an earlier window.
   }
 
-  /** A request left: one fewer until the next hint. */
-  spent(count: number): void {
+  /** `count` requests left at `now`: as many fewer until the next hint. */
+  sent(now: number, count: number): void {
     this.remaining -= count;
+    for (let i = 0; i < count; i++) this.inFlight.push(now);
+    // Should a caller not tell of every end, the list stays bounded.
+    if (this.inFlight.length > MAX_TRACKED) this.inFlight.splice(0, this.inFlight.length - MAX_TRACKED);
+  }
+
+  /** The request sent at `sentAt` is back. */
+  ended(sentAt: number): void {
+    const at = this.inFlight.indexOf(sentAt);
+    if (at >= 0) this.inFlight.splice(at, 1);
+  }
+
+  private sentAfter(sentAt: number): number {
+    let count = 0;
+    for (let i = this.inFlight.length - 1; i >= 0 && (this.inFlight[i] as number) > sentAt; i--) count++;
+    return count;
   }
 
   /** Requests per second that spend what is left by the reset; undefined when nothing is known. */
   rate(now: number): number | undefined {
-    if (now >= this.resetAt || this.remaining <= 0) return undefined;
-    return this.remaining / Math.max(0.05, (this.resetAt - now) / 1000);
+    if (now >= this.latest || this.remaining <= 0) return undefined;
+    return this.remaining / Math.max(0.05, (this.latest - now) / 1000);
   }
 
   /** When sending may go on, when the count is spent before its reset; else undefined. */
   blockedUntil(now: number): number | undefined {
-    return now < this.resetAt && this.remaining <= 0 ? this.resetAt : undefined;
+    return now < this.latest && this.remaining <= 0 ? this.latest : undefined;
   }
 }
