@@ -3,6 +3,7 @@
 import {
   type CleanInput,
   type ColumnMapping,
+  isBlank,
   mapColumns,
   type Operation,
   planRow,
@@ -63,14 +64,19 @@ export function rowPlanner(op: Operation, header: readonly string[], mapping: Co
     if (columns.length > 1) for (const index of columns) values += `${fields[index] ?? ''}\u0000`;
     const known = planned.get(values);
     if (known) return known;
-    const plan = planRow(op, rowInput(mapping, fields));
+    // A row with other cells but none of the operation's fields is missing them (core says which);
+    // only a row with nothing at all is blank. That depends on cells outside `values`, so such a
+    // row's plan is not remembered under them.
+    const input = rowInput(mapping, fields);
+    const noneGiven = Object.values(input).every(isBlank);
+    const plan = planRow(op, input, { otherCells: noneGiven && fields.some((cell) => !isBlank(cell)) });
     const result: PlannedRow =
       plan.kind === 'empty'
         ? { kind: 'blank', message: blankMessage }
         : plan.kind === 'invalid'
           ? { kind: 'invalid', message: plan.message }
           : { kind: 'request', key: plan.key, input: plan.input as CleanInput };
-    if (planned.size < PLAN_MEMORY) planned.set(values, result);
+    if (!noneGiven && planned.size < PLAN_MEMORY) planned.set(values, result);
     return result;
   };
 }

@@ -23,7 +23,8 @@ function options(inPath: string): BulkOptions {
   return sandboxRun(at.server, { inPath, outPath: defaultOutputPath(inPath, op) });
 }
 
-// 60 rows: 20 distinct phones (each three times, in three spellings), 5 blank, 5 invalid.
+// 70 rows: 20 distinct phones (each three times, in three spellings), 2 blank, 3 with a name and no
+// phone (invalid: the phone is missing), 5 invalid.
 function leads(): string {
   const lines = ['name,phone'];
   for (let i = 0; i < 60; i++) {
@@ -31,7 +32,7 @@ function leads(): string {
     const spelled = [p, `(${p.slice(0, 3)}) ${p.slice(3, 6)}-${p.slice(6)}`, `+1 ${p}`][i % 3];
     lines.push(`Lead ${i},${spelled}`);
   }
-  for (let i = 0; i < 5; i++) lines.push(`Blank ${i},`);
+  for (let i = 0; i < 5; i++) lines.push(i < 2 ? ',' : `No phone ${i},`);
   for (let i = 0; i < 5; i++) lines.push(`Short ${i},12345`);
   return `${lines.join('\n')}\n`;
 }
@@ -51,7 +52,7 @@ describe('planBulk and runBulk', () => {
       rows: 70,
       distinct: 20,
       cached: 0,
-      blank: 5,
+      blank: 2,
       invalid: 10,
       transactions: 20,
     });
@@ -62,7 +63,7 @@ describe('planBulk and runBulk', () => {
     expect(summary.completed).toBe(true);
     expect(summary.transactions).toBe(plan.transactions);
     expect(server.sandbox.stats().transactions).toBe(20);
-    expect(summary).toMatchObject({ rows: 70, distinct: 20, invalid: 10, blank: 5, errors: 0, notSent: 0 });
+    expect(summary).toMatchObject({ rows: 70, distinct: 20, invalid: 10, blank: 2, errors: 0, notSent: 0 });
     expect(summary.ok + summary.noMatch).toBe(60);
     // The last progress report is the final count.
     expect(seen.at(-1)).toMatchObject({ rows: 70, written: 70, transactions: 20 });
@@ -70,7 +71,8 @@ describe('planBulk and runBulk', () => {
     expect(output[0]).toBe(['name', 'phone', ...outputColumns(op), 'status'].join(','));
     expect(output).toHaveLength(72); // header, 70 rows, and the final newline
     expect(output[1]?.startsWith('Lead 0,5551000000,')).toBe(true);
-    expect(output[61]).toMatch(/^Blank 0,,+"?invalid: blank row/);
+    expect(output[61]).toMatch(/^,+"?invalid: blank row/);
+    expect(output[63]).toMatch(/^No phone 2,,+invalid: no Phone in this row \(Phone Lookup: Phone is required\)$/);
     expect(output[66]).toMatch(/^Short 0,12345,+"?invalid: /);
 
     // Again: everything from the cache, nothing spent, the same bytes.

@@ -36,11 +36,37 @@ describe('spending', () => {
     const status = readRecords(join(dir, 'out.csv')).map((r) => r.status);
     expect(status[0]).toBe('invalid: Phone must be 10 digits; got 9');
     expect(status[1]).toMatch(/^invalid: Phone must be numeric only/);
-    expect(status[2]).toMatch(/^invalid: blank row \(Phone Lookup: Phone is required\)/);
+    // The row has an id and no phone: not blank, but missing its Phone (issue 40).
+    expect(status[2]).toBe('invalid: no Phone in this row (Phone Lookup: Phone is required)');
     expect(status[3]).toBe('ok');
     expect(server.sandbox.requests()).toBe(1);
     const summary = JSON.parse(ran.stdout);
-    expect(summary).toMatchObject({ rows: 4, invalid: 3, blank: 1, distinct: 1, transactions: 1, ok: 1 });
+    expect(summary).toMatchObject({ rows: 4, invalid: 3, blank: 0, distinct: 1, transactions: 1, ok: 1 });
+  });
+
+  it('quotes an invalid cell as typed, and names the field a row with other cells lacks (issue 40)', async () => {
+    const dir = tempDir();
+    writeCsv(join(dir, 'in.csv'), [
+      ['name', 'phone'],
+      ['Bob', 'n/a'],
+      ['Al', '=1+2'],
+      ['Jane Doe', ''],
+      ['', ''],
+    ]);
+    const ran = await runCli(['phone-lookup', '--in', 'in.csv', '--out', 'out.csv'], { env, cwd: dir });
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toContain('invalid             4 (1 blank)');
+    expect(ran.stdout).toContain(
+      [
+        '  first invalid rows (blank ones aside):',
+        '    row 2: Phone must be numeric only (10 digits); got "n/a"',
+        '    row 3: Phone must be numeric only (10 digits); got "=1+2"',
+        '    row 4: no Phone in this row (Phone Lookup: Phone is required)',
+      ].join('\n'),
+    );
+    expect(readRecords(join(dir, 'out.csv')).map((r) => r.status)[3]).toBe(
+      'invalid: blank row (Phone Lookup: Phone is required)',
+    );
   });
 
   it('pays once for a request repeated in the file, however it is formatted', async () => {
@@ -135,7 +161,7 @@ describe('spending', () => {
     expect(plan).toMatchObject({ rows: 43, invalid: 3, blank: 1, distinct: 25, cached: 8, transactions: 17 });
     expect(plan.invalidExamples.map((e: { message: string }) => e.message)).toEqual([
       'Phone must be 10 digits; got 5',
-      'Phone must be numeric only (10 digits); got "notaphone"',
+      'Phone must be numeric only (10 digits); got "not a phone"',
     ]);
     const text = await runCli(['phone-lookup', '--in', 'in.csv', '--dry-run'], { env, cwd: dir });
     expect(text.stdout).toMatch(/transactions to spend\s+17/);

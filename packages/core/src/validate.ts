@@ -3,7 +3,7 @@
 import * as v from 'valibot';
 import type { Operation } from './catalog.js';
 import type { InputField } from './fields.js';
-import { isBlank, normaliseValue, squash } from './normalise.js';
+import { isBlank, normaliseValue, removeInvisible, squash } from './normalise.js';
 import { checkRule, ruleFields } from './rules.js';
 import { FIELD_KINDS } from './vocabulary/field-kinds.js';
 
@@ -46,9 +46,10 @@ function fieldSchema(field: InputField) {
       ),
     );
   }
-  const { pattern, accepts, problem } = FIELD_KINDS[field.kind];
-  if (pattern) checks.push(v.regex(pattern, (i) => `${field.name} ${problem(String(i.input))}`));
-  if (accepts) checks.push(v.check(accepts, (i) => `${field.name} ${problem(String(i.input))}`));
+  // The words for a pattern or check are written by checkValue, which knows the cell as typed.
+  const { pattern, accepts } = FIELD_KINDS[field.kind];
+  if (pattern) checks.push(v.regex(pattern));
+  if (accepts) checks.push(v.check(accepts));
   return v.pipe(v.string(), ...checks);
 }
 
@@ -74,7 +75,6 @@ export function validate(op: Operation, raw: unknown): Validation {
   }
   const issues: Issue[] = [];
   const clean: Record<string, string> = {};
-  const schemas = schemasOf(op);
   // The name each field was given under: `Phone` and `phone` both name Phone, and two different
   // values for one field are refused rather than one of them sent (and paid for) silently.
   const givenAs = new Map<string, string>();
@@ -88,26 +88,14 @@ export function validate(op: Operation, raw: unknown): Validation {
       });
       continue;
     }
-    const tooLong = rawTooLong(field, value);
-    if (tooLong) {
-      issues.push({ field: field.name, message: tooLong });
+    const checked = checkValue(op, field, value);
+    if (!checked.ok) {
+      issues.push({ field: field.name, message: checked.message });
       continue;
     }
-    const normalised = normaliseValue(field.kind, value);
-    if ('problem' in normalised) {
-      issues.push({ field: field.name, message: `${field.name} ${normalised.problem}` });
-      continue;
-    }
-    if (normalised.value === undefined) continue;
-    const result = v.safeParse(schemas.get(field.name) as ReturnType<typeof fieldSchema>, normalised.value, {
-      abortPipeEarly: true,
-    });
-    if (!result.success) {
-      issues.push({ field: field.name, message: result.issues[0]?.message ?? `${field.name} is not valid` });
-      continue;
-    }
+    if (checked.value === undefined) continue;
     const earlier = givenAs.get(field.name);
-    if (earlier !== undefined && clean[field.name] !== result.output) {
+    if (earlier !== undefined && clean[field.name] !== checked.value) {
       issues.push({
         field: field.name,
         message: `${field.name} is given twice with different values (as ${earlier} and as ${key}); give it once`,
@@ -115,7 +103,7 @@ export function validate(op: Operation, raw: unknown): Validation {
       continue;
     }
     givenAs.set(field.name, key);
-    clean[field.name] = result.output;
+    clean[field.name] = checked.value;
   }
   if (issues.length > 0) return fail(issues);
   const present = (name: string) => clean[name] !== undefined;
@@ -173,18 +161,27 @@ export function validateField(op: Operation, fieldName: string, raw: unknown): F
       message: `${op.title} does not take ${fieldName}; it takes ${op.inputs.map((f) => f.name).join(', ')}`,
     };
   }
+  return checkValue(op, field, raw);
+}
+
+/** One value of a field: too long, not text, blank (undefined), or normalised and checked. */
+function checkValue(op: Operation, field: InputField, raw: unknown): FieldCheck {
   const tooLong = rawTooLong(field, raw);
   if (tooLong) return { ok: false, message: tooLong };
   const normalised = normaliseValue(field.kind, raw);
   if ('problem' in normalised) return { ok: false, message: `${field.name} ${normalised.problem}` };
   if (normalised.value === undefined) return { ok: true, value: undefined };
-  const result = v.safeParse(
-    schemasOf(op).get(field.name) as ReturnType<typeof fieldSchema>,
-    normalised.value,
-    {
-      abortPipeEarly: true,
-    },
-  );
+  const schema = schemasOf(op).get(field.name) as ReturnType<typeof fieldSchema>;
+  const result = v.safeParse(schema, normalised.value, { abortPipeEarly: true });
   if (result.success) return { ok: true, value: result.output };
-  return { ok: false, message: result.issues[0]?.message ?? `${field.name} is not valid` };
+  const issue = result.issues[0];
+  if (issue?.type === 'regex' || issue?.type === 'check') {
+    // Judged on the normalised value, quoted as typed: `got "n/a"`, not the "na" left of it.
+    const typed = removeInvisible(String(raw)).trim();
+    return {
+      ok: false,
+      message: `${field.name} ${FIELD_KINDS[field.kind].problem(normalised.value, typed)}`,
+    };
+  }
+  return { ok: false, message: issue?.message ?? `${field.name} is not valid` };
 }

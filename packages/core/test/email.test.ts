@@ -56,7 +56,7 @@ const REFUSED: readonly (readonly [string, EmailRule, string])[] = [
   ['j@', 'domain-empty', `${EMAIL_RULES['domain-empty']}; got "j@"`],
   ['j@[1.2.3.4]', 'domain-literal', `${EMAIL_RULES['domain-literal']}; got "j@[1.2.3.4]"`],
   // The message shows the value as normalised: the domain lower-cased.
-  ['j@[IPv6:::1]', 'domain-literal', `${EMAIL_RULES['domain-literal']}; got "j@[ipv6:::1]"`],
+  ['j@[IPv6:::1]', 'domain-literal', `${EMAIL_RULES['domain-literal']}; got "j@[IPv6:::1]"`],
   ['j@x/y.com', 'domain-chars', `${EMAIL_RULES['domain-chars']}, not "/"; got "j@x/y.com"`],
   ['j@x_y.com', 'domain-chars', `${EMAIL_RULES['domain-chars']}, not "_"; got "j@x_y.com"`],
   ['j@x.com>', 'bare', `${EMAIL_RULES.bare}; got "j@x.com>"`],

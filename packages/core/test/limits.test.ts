@@ -109,7 +109,7 @@ const LIMITS: readonly LimitCase[] = [
     pastBound: [
       ['555010203', /^phone must be 10 digits; got 9$/],
       ['55501020301', /^phone must be 10 digits; got 11$/],
-      ['555-CALL-NOW', /^phone must be numeric only \(10 digits\); got "555CALLNOW"$/],
+      ['555-CALL-NOW', /^phone must be numeric only \(10 digits\); got "555-CALL-NOW"$/],
     ],
   },
 ];

@@ -16,8 +16,12 @@ export interface FieldKind {
   readonly accepts?: (value: string) => boolean;
   /** A value of this kind in a few words: "10 digits". */
   readonly hint: string;
-  /** Why `value` does not match, after the field's name: "must be 5 digits; got \"123\"". */
-  readonly problem: (value: string) => string;
+  /**
+   * Why `value` (normalised) does not match, after the field's name: "must be 5 digits; got
+   * \"123\"". The rule is judged on `value`, but the cell is quoted as the person typed it
+   * (`typed`, default `value`): `got "n/a"`, not the "na" that normalisation left of it.
+   */
+  readonly problem: (value: string, typed?: string) => string;
   /** The JSON Schema keywords of the OpenAPI document for this kind. */
   readonly openapi: { readonly pattern?: string; readonly format?: string };
 }
@@ -30,10 +34,10 @@ export const FIELD_KINDS: Readonly<Record<InputKind, FieldKind>> = {
     pattern: PHONE,
     hint: '10 digits',
     // "Numeric only" says more than a length about "555-CALL", so it is said first.
-    problem: (value) =>
+    problem: (value, typed = value) =>
       /^[0-9]+$/.test(value)
         ? `must be 10 digits; got ${value.length}`
-        : `must be numeric only (10 digits); got ${shown(value)}`,
+        : `must be numeric only (10 digits); got ${shown(typed)}`,
     openapi: { pattern: PHONE.source },
   },
   email: {
@@ -42,13 +46,13 @@ export const FIELD_KINDS: Readonly<Record<InputKind, FieldKind>> = {
     hint: 'an e-mail address',
     // The rule broken, in words (email.ts), then what was given: the length for a length rule,
     // else the value, with the character a character rule refused.
-    problem: (value) => {
+    problem: (value, typed = value) => {
       const broken = checkEmail(value);
       if (!broken) return 'is not valid';
       const rule = EMAIL_RULES[broken.rule];
       if (broken.length !== undefined) return `${rule}; got ${broken.length}`;
       const found = broken.found === undefined ? '' : `, not ${JSON.stringify(broken.found)}`;
-      return `${rule}${found}; got ${shown(value)}`;
+      return `${rule}${found}; got ${shown(typed)}`;
     },
     // The shape check is ours; the document states the standard format instead.
     openapi: { format: 'email' },
@@ -56,13 +60,13 @@ export const FIELD_KINDS: Readonly<Record<InputKind, FieldKind>> = {
   zip: {
     pattern: ZIP,
     hint: '5 digits',
-    problem: (value) => `must be 5 digits; got ${shown(value)}`,
+    problem: (value, typed = value) => `must be 5 digits; got ${shown(typed)}`,
     openapi: { pattern: ZIP.source },
   },
   state: {
     pattern: STATE,
     hint: '2-letter state abbreviation',
-    problem: (value) => `must be a 2-letter state abbreviation; got ${shown(value)}`,
+    problem: (value, typed = value) => `must be a 2-letter state abbreviation; got ${shown(typed)}`,
     openapi: { pattern: STATE.source },
   },
   text: { pattern: undefined, hint: 'text', problem: () => 'is not valid', openapi: {} },
