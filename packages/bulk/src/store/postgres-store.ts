@@ -113,11 +113,13 @@ export class PostgresStore implements StoreFront {
     if (asked.length === 0) return found;
     const { pool, schema, namespace, maxAgeMs } = this.ctx;
     const result = await retriedOnce(this.where, 'reading answers', this.ctx.retryDelayMs, () =>
-      pool.query<{ key: string; outcome: Outcome }>(
-        `SELECT a.key, a.outcome FROM ${schema}.answers a
+      pool.query<{ key: string; outcome: Outcome }>({
+        // Prepared once per connection: the hot path skips parsing and planning.
+        name: `enrich-get-${schema}`,
+        text: `SELECT a.key, a.outcome FROM ${schema}.answers a
          WHERE a.namespace = $1 AND a.key = ANY($2::text[]) ${freshOnly('a', 3)}`,
-        [namespace, asked, maxAgeMs],
-      ),
+        values: [namespace, asked, maxAgeMs],
+      }),
     );
     for (const row of result.rows) found.set(row.key, row.outcome);
     return found;
