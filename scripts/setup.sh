@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 want_pnpm=$(node -p "require('./package.json').packageManager.split('@')[1]")
-# corepack cannot verify pnpm's signature against this registry (see shared/PLATFORMS.md), so the
+# corepack cannot verify pnpm's signature against this registry (see docs/platforms.md), so the
 # pinned pnpm is installed with npm instead.
 if [ "$(pnpm --version 2>/dev/null || true)" != "$want_pnpm" ]; then
   echo "setup: installing pnpm $want_pnpm"

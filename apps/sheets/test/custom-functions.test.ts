@@ -147,7 +147,7 @@ describe('column ranges, as a formula over cells', () => {
       ['invalid: Phone must be numeric only (10 digits); got "callme"', ''],
     ]);
     expect(rt.http.map((h) => JSON.parse(h.body).Phone)).toEqual(['5550102030', '5550000204']);
-    // 204 is paid (PLATFORMS.md), so it is cached like any answer: recalculating sends nothing.
+    // 204 is paid (docs/api.md, "What costs money"), so it is cached like any answer: recalculating sends nothing.
     rt.recalculate();
     expect(rt.http).toHaveLength(2);
   });

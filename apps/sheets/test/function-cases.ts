@@ -14,7 +14,7 @@ export interface Case {
   readonly args: readonly unknown[];
   readonly url: string;
   readonly body: Record<string, string>;
-  /** Output column → where the API's record holds it (API.md, "Resources and their fields"). */
+  /** Output column → where the API's record holds it (docs/api.md, "What comes back"). */
   readonly columns: Record<string, (r: Rec) => unknown>;
 }
 

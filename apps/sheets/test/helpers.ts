@@ -8,7 +8,7 @@ import { createRuntime, type Runtime, type RuntimeOptions } from './runtime/inde
 export const OWNER_KEY = 'owner-key-3f9c2a7d51e84b60';
 export const COLLABORATOR_KEY = 'collab-key-8d41e0b29c7a5f13';
 
-/** The defaults the add-on documents (shared/PLATFORMS.md), as literal text. */
+/** The defaults the add-on documents (docs/api.md, "Two base addresses"), as literal text. */
 export const V2_BASE = 'https://api.tdg1.io';
 export const V3_BASE = 'https://testapi.tdg1.io';
 

@@ -1,4 +1,4 @@
-// The fake Apps Script runtime is at least as strict as the platform (shared/PLATFORMS.md): these
+// The fake Apps Script runtime is at least as strict as the platform (docs/platforms.md): these
 // tests hold it to that, so that the add-on's tests cannot pass on a kinder platform than Google's.
 import { describe, expect, test } from 'vitest';
 import { newRuntime, OWNER_KEY } from './helpers.js';

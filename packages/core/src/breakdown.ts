@@ -78,7 +78,7 @@ const OUTCOME_LABELS: Readonly<Record<keyof OutcomeCounts, string>> = {
   notSent: 'not sent',
 };
 
-// The codes each kind of field is known to hold (shared/PLATFORMS.md, and the description's
+// The codes each kind of field is known to hold (docs/platforms.md, and the description's
 // yes/no and pass/fail flags); a field of another kind (DPV, PhoneType, Gender) has none we know.
 const KNOWN_CODES: Partial<Record<Looks, readonly string[]>> = {
   'result-code': Object.keys(LIKELY_MEANINGS['result-code'] ?? {}),

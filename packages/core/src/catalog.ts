@@ -1,4 +1,4 @@
-// The one description of the API's nine operations (shared/API.md). Everything else —
+// The one description of the API's nine operations (docs/api.md). Everything else —
 // validation, requests, responses, the sandbox, OpenAPI, the clients' prompts and columns —
 // is derived from this table.
 //

@@ -1,5 +1,5 @@
 // Likely meanings of coded values whose meanings the API description does not show. They come
-// from a related provider's documentation (shared/PLATFORMS.md), so clients show them beside the
+// from a related provider's documentation (docs/platforms.md), so clients show them beside the
 // raw code and always mark them "likely"; the code itself is never replaced.
 import type { Operation } from './catalog.js';
 import { outputField } from './flatten.js';

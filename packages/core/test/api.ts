@@ -1,4 +1,4 @@
-// The API description (shared/API.md) restated by hand for the tests. The tests compare the
+// The API description (docs/api.md) restated by hand for the tests. The tests compare the
 // catalog against this: it is the independent check, so restating the spec here is the point.
 // Nowhere outside the tests may these names, paths or numbers be typed again.
 import { getOperation, type Operation, type OperationId } from '../src/index.js';

@@ -268,7 +268,7 @@ describe('what input fields mean (looks), whatever the operation names them', ()
   });
 });
 
-describe('likely meanings of coded values (shared/PLATFORMS.md)', () => {
+describe('likely meanings of coded values (docs/platforms.md)', () => {
   it('labels TCPA codes, line types, income bands and phone confidence, and nothing else', () => {
     expect(likelyMeaning(op('tcpa-verify'), 'phone_type', 'W')).toBe('wireless');
     expect(likelyMeaning(op('tcpa-verify'), 'verification_code', 'yp')).toBe('verified, partial name match');

@@ -132,7 +132,7 @@ export const VEHICLES: ReadonlyArray<readonly [string, string]> = [
 export const CARRIERS = ['VERIZON WIRELESS', 'AT&T MOBILITY', 'T-MOBILE USA', 'COMCAST', 'SPECTRUM', 'LUMEN'];
 export const PHONE_TYPES = ['Wireless', 'Landline', 'VoIP'];
 export const MAIL_DOMAINS = ['example.com', 'example.net', 'example.org'];
-/** Likely values, from a related provider's documentation (shared/PLATFORMS.md). */
+/** Likely values, from a related provider's documentation (docs/platforms.md). */
 export const EMAIL_RESULTS = ['VERIFIED', 'VERIFIED', 'VERIFIED', 'UNDELIVERABLE', 'CATCHALL', 'UNKNOWN'];
 export const TCPA_CODES = ['Y', 'YP', 'YX', 'N', 'U', 'V', 'L'];
 export const LINE_TYPES = ['W', 'L', 'V', 'O'];

@@ -49,7 +49,7 @@ export function syntheticRecord(op: Operation, input: CleanInput, seed: string, 
       record[name] = leafValue(field, random, person);
       continue;
     }
-    // Unused vehicle slots carry empty strings (API.md); other groups are always filled.
+    // Unused vehicle slots carry empty strings (docs/api.md); other groups are always filled.
     const isVehicle = field.columns === 'prefixed';
     const empty = isVehicle && vehicleSlot++ >= vehicles;
     record[name] = groupValue(field, random, person, empty);

@@ -1,4 +1,4 @@
-// ID Verify's scores are "empty when not computed" (API.md): a score about an item the request did
+// ID Verify's scores are "empty when not computed" (docs/api.md): a score about an item the request did
 // not supply must be empty. The expectations are written out by hand here, not read from the
 // catalog's `computedFrom`, so that this checks the catalog rather than repeats it.
 import { getOperation } from '@enrich/core';

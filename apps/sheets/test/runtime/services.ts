@@ -1,5 +1,5 @@
 // Fakes of the Apps Script services the add-on may use, each enforcing the documented limits that
-// matter to it (shared/PLATFORMS.md): what custom functions and AuthMode.NONE may call, cache and
+// matter to it (docs/platforms.md): what custom functions and AuthMode.NONE may call, cache and
 // property sizes, URL fetch quotas and sizes, the URL allow-list, and time on the virtual clock.
 // This file: the stores, the limits, PropertiesService and CacheService; LockService (lock-service.ts),
 // UrlFetchApp (url-fetch.ts) and the smaller services (small-services.ts) have files of their own.

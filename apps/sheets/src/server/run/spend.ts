@@ -11,7 +11,7 @@
 // setProperties call as its checkpoint (chunk.ts): no property write of its own, and the two
 // never disagree about what was paid.
 //
-// Custom functions cannot set properties (PLATFORMS.md), so their spend is not here (README,
+// Custom functions cannot set properties (docs/platforms.md), so their spend is not here (README,
 // "What the sidebar shows after a run").
 import {
   DEFAULT_BASE_URL,
