@@ -143,11 +143,11 @@ export class Pace {
    * reserved: a cut in the rate applies at once to every request still waiting.
    */
   readyAt(now: number): number {
-    const at = this.spacing(now) === undefined ? now : Math.max(now, this.state.nextStartAt);
+    const at = this.spacing() === undefined ? now : Math.max(now, this.state.nextStartAt);
     return Math.max(at, (this.fixed === undefined && this.header.blockedUntil(now)) || at);
   }
 
-  /** What an answer's headers said of the service's count (rate-headers.ts): it is spread until its reset. */
+  /** What an answer's headers said of the service's count (rate-headers.ts): once spent, sending waits for its reset. */
   rateLimitHint(hint: RateLimitHint): void {
     this.header.update(hint);
   }
@@ -156,7 +156,7 @@ export class Pace {
   sent(now: number, count = 1): void {
     this.inFlight += count;
     this.header.sent(now, count);
-    const rate = this.spacing(now);
+    const rate = this.spacing();
     if (rate !== undefined)
       this.state.nextStartAt = Math.max(now, this.state.nextStartAt) + (count * 1000) / rate;
     if (this.fixed !== undefined) return;
@@ -236,15 +236,13 @@ export class Pace {
    * that a growing limit does not send its new requests all at once: against a bucket, such a burst
    * draws many 429s before the first one comes back.
    */
-  private spacing(now: number): number | undefined {
+  private spacing(): number | undefined {
     const s = this.state;
     const rate = this.ratePerSecond;
     if (this.fixed !== undefined) return rate;
-    const header = this.header.rate(now);
-    const limited = header === undefined ? rate : Math.min(rate ?? header, header);
-    if (s.rate !== undefined || s.latency === undefined) return limited;
+    if (s.rate !== undefined || s.latency === undefined) return rate;
     const pacing = ((s.slowStart ? 2 : 1.2) * s.limit * 1000) / s.latency;
-    return limited === undefined ? pacing : Math.min(limited, pacing);
+    return rate === undefined ? pacing : Math.min(rate, pacing);
   }
 
   /** What was learnt, to carry to another execution (Apps Script) with `new Pace(options, now, state)`. */
