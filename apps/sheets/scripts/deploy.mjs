@@ -15,7 +15,10 @@ const fail = (message) => {
 
 const claspFile = join(root, '.clasp.json');
 if (!existsSync(claspFile))
-  fail('no .clasp.json: copy .clasp.json.example to .clasp.json and put your scriptId in it.');
+  fail(
+    'no .clasp.json: copy .clasp.json.example to .clasp.json and put your scriptId in it, or make a new ' +
+      `spreadsheet with its script here: npx --yes ${CLASP} create-script --type sheets --title Enrich --rootDir dist`,
+  );
 const clasp = JSON.parse(readFileSync(claspFile, 'utf8'));
 if (!clasp.scriptId || clasp.scriptId.startsWith('PUT-'))
   fail('.clasp.json has no scriptId of yours yet (see .clasp.json.example).');
@@ -31,5 +34,6 @@ for (const file of ['Code.js', 'sidebar.html', 'appsscript.json']) {
 const args = process.argv.slice(2).filter((arg) => arg !== '--');
 execFileSync('npx', ['--yes', CLASP, 'push', ...args], { cwd: root, stdio: 'inherit' });
 process.stdout.write(
-  'Pushed dist/ to the Apps Script project. Test it: Deploy > Test deployments > Editor add-on.\n',
+  'Pushed dist/ to the Apps Script project. Reload the spreadsheet it is bound to: Extensions > Enrich ' +
+    'appears. (A standalone project: Deploy > Test deployments > Editor add-on.)\n',
 );
