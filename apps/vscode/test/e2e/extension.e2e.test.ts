@@ -8,7 +8,6 @@ import { createSandbox, type SandboxServer, startSandboxServer } from '@enrich/s
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
-  activationTime,
   activeEditorText,
   answerInput,
   type CodeServer,
@@ -212,13 +211,6 @@ describe('the extension in code-server', () => {
     await shot('6-auto-append-result');
   });
 
-  it("reports the extension's activation time from VS Code's Running Extensions", async () => {
-    const ms = await activationTime(page);
-    console.log(`activation time of the Enrichment extension (Developer: Show Running Extensions): ${ms} ms`);
-    expect(Number.isFinite(ms)).toBe(true);
-    await shot('7-running-extensions');
-  });
-
   it('keeps history and the key across a reload of the workbench', async () => {
     await page.reload();
     await page.locator('.monaco-workbench').waitFor();
@@ -227,10 +219,12 @@ describe('the extension in code-server', () => {
       .locator('.pane-body .monaco-list-row', { hasText: `Phone Lookup: ${PHONE}` })
       .first()
       .waitFor();
-    await page
-      .locator('.statusbar-item', { hasText: 'Enrichment (sandbox)' })
-      .locator('.codicon-key')
-      .waitFor();
+    const key = page.locator('.statusbar-item', { hasText: 'Enrichment (sandbox)' }).locator('.codicon-key');
+    await key.waitFor();
+    expect(await key.count()).toBe(1);
+    const rows = page.locator('.pane-body .monaco-list-row', { hasText: `Phone Lookup: ${PHONE}` });
+    // The lookup's 200 is still listed (beside the 401 of the wrong key, which came after it).
+    expect((await rows.allTextContents()).some((text) => text.includes('200'))).toBe(true);
   });
 
   it('leaves the key in no file: settings.json, the History storage, the output log, screenshots', async () => {
@@ -250,7 +244,7 @@ describe('the extension in code-server', () => {
     ).toBeGreaterThan(0);
     const logs = filesContaining(join(server.userDataDir, 'logs'), 'Phone Lookup POST');
     expect(logs.some((f) => f.endsWith('Enrichment.log'))).toBe(true);
-    expect(screenshots.length).toBe(7);
+    expect(screenshots.length).toBe(6);
     for (const file of screenshots) expect(existsSync(file)).toBe(true);
     console.log(
       `scanned ${files.length} files (user data, extensions, browser profile, screenshots); history in ${historyStores.length} IndexedDB file(s); output log ${logs.join(', ')}`,
