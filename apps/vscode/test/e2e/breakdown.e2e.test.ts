@@ -90,9 +90,8 @@ async function spendPane() {
 }
 
 describe('the chart of an Enrich File run, and the spend, in code-server', () => {
-  it('sets the key', async () => {
-    await setApiKey(page, KEY);
-  });
+  // Set-up, not a test: every test below needs the key.
+  beforeAll(() => setApiKey(page, KEY));
 
   it('opens the chart beside the output after Email Verify; each number is what the output file holds', async () => {
     await enrichFromExplorer(page, 'emails.csv');

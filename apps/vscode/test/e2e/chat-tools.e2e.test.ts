@@ -135,7 +135,8 @@ async function callTool(tool: string, input: Record<string, unknown>, confirmTit
 }
 
 describe('the chat tools in code-server', () => {
-  it('sets the key through Enrichment: Set API Key', async () => {
+  // Set-up, not a test: the key, set through Enrichment: Set API Key as a user would.
+  beforeAll(async () => {
     await runCommand(page, 'Enrichment: Set API Key');
     await quickInput(page).filter({ hasText: 'Set API Key' }).waitFor({ state: 'visible' });
     await answerInput(page, 'Set API Key', KEY);

@@ -81,9 +81,8 @@ async function confirm(transactions: number): Promise<void> {
 }
 
 describe('Enrich File on a CSV in code-server', () => {
-  it('sets the key', async () => {
-    await setApiKey(page, KEY);
-  });
+  // Set-up, not a test: every test below needs the key.
+  beforeAll(() => setApiKey(page, KEY));
 
   it('shows the cost before anything is sent: the distinct valid requests', async () => {
     // Set API Key's free key check asked once (not billed); the review asks nothing more.

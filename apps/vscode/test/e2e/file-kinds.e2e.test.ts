@@ -115,9 +115,8 @@ async function confirm(transactions: number, found: string): Promise<void> {
 }
 
 describe('Enrich File on JSON Lines and a workbook in code-server', () => {
-  it('sets the key', async () => {
-    await setApiKey(page, KEY);
-  });
+  // Set-up, not a test: every test below needs the key.
+  beforeAll(() => setApiKey(page, KEY));
 
   it('JSON Lines from the explorer: the cost and what was found, then the output beside it, lines kept whole', async () => {
     await enrichFromExplorer(page, 'leads.jsonl');
