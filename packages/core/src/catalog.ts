@@ -41,6 +41,11 @@ export interface Operation {
   readonly defaultColumns: readonly string[];
   /** An input the sandbox answers with a record; used by demos, docs and OpenAPI examples. */
   readonly example: Readonly<Record<string, string>>;
+  /**
+   * What it returns and when to use it, in one line an assistant can choose the operation by (the
+   * MCP tools and VS Code chat tools start their description with it).
+   */
+  readonly purpose: string;
 }
 
 export type OperationId =
@@ -82,6 +87,8 @@ const CATALOG = [
       'Vehicle.Model',
       'Vehicle.Year',
     ],
+    purpose:
+      'Finds the person behind a phone, an e-mail, or a full name with address and ZIP: their name, postal address, household identifiers and up to four vehicles. Use it to complete a contact known by one of those.',
     example: { Phone: '5550102030' },
   },
   {
@@ -100,6 +107,8 @@ const CATALOG = [
     ],
     output: O.demographicAppendOutput,
     defaultColumns: ['Gender', 'Age', 'Homeowner', 'EHI', 'Married', 'Education', 'MHV'],
+    purpose:
+      'Adds demographics (gender, age, income band, home ownership, length of residence, household and neighbourhood figures) to a person given by name and address plus a phone or e-mail. Use it to profile a contact you already have.',
     example: { FName: 'Jane', LName: 'Doe', Address1: '12 Main St', Zip: '02134', Phone: '5550102030' },
   },
   {
@@ -112,6 +121,8 @@ const CATALOG = [
     rules: [{ kind: 'required', fields: ['FName', 'LName', 'Address1', 'Zip'] }],
     output: O.emailAppendOutput,
     defaultColumns: ['email'],
+    purpose:
+      "Finds a person's e-mail address from their name, address and ZIP. Use it when you have a postal contact and need an e-mail.",
     example: { FName: 'Jane', LName: 'Doe', Address1: '12 Main St', Zip: '02134' },
   },
   {
@@ -124,6 +135,8 @@ const CATALOG = [
     rules: [{ kind: 'required', fields: ['FName', 'LName', 'Address1', 'Zip'] }],
     output: O.phoneAppendOutput,
     defaultColumns: ['Phone', 'PhoneType', 'TelcoName', 'LastSeen'],
+    purpose:
+      "Finds a person's phone number, with its line type, carrier and the dates it was seen, from their name, address and ZIP. Use it when you have a postal contact and need a phone.",
     example: { FName: 'Jane', LName: 'Doe', Address1: '12 Main St', Zip: '02134' },
   },
   {
@@ -136,6 +149,8 @@ const CATALOG = [
     rules: [{ kind: 'required', fields: ['Email'] }],
     output: O.emailLookupOutput,
     defaultColumns: [...NAME_COLUMNS, ...ADDRESS_COLUMNS],
+    purpose:
+      "Says who an e-mail address belongs to: the owner's name and postal address. Use it when you have only an e-mail.",
     example: { Email: 'jane.doe@example.com' },
   },
   {
@@ -148,6 +163,8 @@ const CATALOG = [
     rules: [{ kind: 'required', fields: ['Phone'] }],
     output: O.phoneLookupOutput,
     defaultColumns: [...NAME_COLUMNS, ...ADDRESS_COLUMNS],
+    purpose:
+      "Says who a phone number belongs to: the owner's name and postal address (with deliverability). Use it when you have only a phone.",
     example: { Phone: '5550102030' },
   },
   {
@@ -160,6 +177,8 @@ const CATALOG = [
     rules: [{ kind: 'required', fields: ['Email'] }],
     output: O.emailVerifyOutput,
     defaultColumns: ['Result'],
+    purpose:
+      'Checks whether an e-mail address can receive mail, as one result code (such as VERIFIED, UNDELIVERABLE, CATCHALL); says nothing about its owner. Use it to clean a mailing list.',
     example: { Email: 'jane.doe@example.com' },
   },
   {
@@ -172,6 +191,8 @@ const CATALOG = [
     rules: [{ kind: 'required', fields: ['phone', 'last_name'] }],
     output: O.tcpaVerifyOutput,
     defaultColumns: ['verification_code', 'phone_type'],
+    purpose:
+      'Checks a phone number against a last name before calling or texting (TCPA): a code saying whether the phone belongs to that person, and the line type (wireless, landline, VoIP). Use it before telemarketing to a number.',
     example: { phone: '5550102030', last_name: 'Doe' },
   },
   {
@@ -187,6 +208,8 @@ const CATALOG = [
     ],
     output: O.idVerifyOutput,
     defaultColumns: ['IDVerifyScore', 'ValidationSummary', 'LinkageSummary', 'RiskFlagSummary'],
+    purpose:
+      "Scores whether a person's name, address, phone and e-mail are valid and belong together, with risk flags and pass/fail summaries; adds no new data. Use it to check that a lead is a real, consistent identity.",
     example: {
       FName: 'Jane',
       LName: 'Doe',

@@ -5,7 +5,7 @@
 // Invisible and control characters (a zero-width space pasted with a name, a NUL from a broken
 // export) are removed first: they can only make the service miss, and a miss is still paid for.
 // Every pattern here runs in linear time; validate() checks lengths before calling this.
-import type { InputKind } from './vocabulary/field-kinds.js';
+import { type InputKind, PHONE_FORMATTING as PHONE_FORMATTING_CLASS } from './vocabulary/field-kinds.js';
 
 /** A raw value as it may arrive from a cell, a CSV, a prompt or JSON. */
 export type RawValue = unknown;
@@ -60,7 +60,7 @@ function asText(raw: RawValue): string | { value: undefined } | { problem: strin
 }
 
 // Formatting people put in phone numbers; any other character is left for validation to reject.
-const PHONE_FORMATTING = /[\s().\-+/]/g;
+const PHONE_FORMATTING = new RegExp(PHONE_FORMATTING_CLASS, 'g');
 
 function normalisePhone(text: string): string {
   const digits = text.replace(PHONE_FORMATTING, '');

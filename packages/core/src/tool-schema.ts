@@ -9,7 +9,6 @@ import type { InputField } from './fields.js';
 import type { LeafField, OutputShape } from './outputs.js';
 import type { Rule } from './rules.js';
 import { shapeSchema } from './shape-schema.js';
-import { CATEGORY_TEXT } from './vocabulary/categories.js';
 import { FIELD_KINDS } from './vocabulary/field-kinds.js';
 
 type Json = { [key: string]: unknown };
@@ -35,24 +34,25 @@ function ruleText(rule: Rule): string {
 }
 
 /**
- * "Phone Lookup: Returns the information associated with one data point. Takes Phone; Phone is
- * required. Returns Name and Address, or no match."
+ * "Phone Lookup: Says who a phone number belongs to: ... Use it when you have only a phone. Needs
+ * Phone." What it returns and when to use it (the catalog's `purpose`), then what it needs.
  */
 export function operationSummary(op: Operation): string {
-  const output = Object.keys(op.output);
-  return `${op.title}: ${CATEGORY_TEXT[op.category]}. Takes ${list(
-    op.inputs.map((f) => f.name),
-    'and',
-  )}; ${op.rules.map(ruleText).join('; ')}. Returns ${list(output, 'and')}, or no match.`;
+  return `${op.title}: ${op.purpose} Needs: ${op.rules.map(ruleText).join('; ')}.`;
 }
 
+/**
+ * A field as a tool takes it: what may be given, in words and as a schema that accepts every form
+ * normalisation mends (a formatted phone, a ZIP+4), so that a model is never told its well-formed
+ * "(555) 010-2030" is wrong. Core's validation still decides, before anything is sent.
+ */
 function inputFieldSchema(field: InputField): Json {
-  const kind = FIELD_KINDS[field.kind];
-  const schema: Json = {
-    type: 'string',
-    description: `${field.label} (${kind.hint}; formatting such as "(555) 010-2030" is normalised before sending)`,
-    ...kind.openapi,
-  };
+  const { typed } = FIELD_KINDS[field.kind];
+  const words = typed.words === '' ? field.label : `${field.label}: ${typed.words}`;
+  const bound = field.maxLength === undefined ? '' : `, at most ${field.maxLength} characters`;
+  const schema: Json = { type: 'string', description: words + bound };
+  if (typed.pattern !== undefined) schema.pattern = typed.pattern;
+  if (typed.format !== undefined) schema.format = typed.format;
   if (field.maxLength !== undefined) schema.maxLength = field.maxLength;
   return schema;
 }
@@ -83,11 +83,14 @@ export function operationInputSchema(op: Operation): ObjectSchema {
 }
 
 /**
- * A leaf as the tolerant reader keeps it: its described type, or text when the service sent another
- * type (kept, never dropped), or null when a number or flag is missing.
+ * A leaf as the tolerant reader keeps it (record-reader.ts): its described type, or text when the
+ * service sent another type (kept, never dropped) or nothing (''); null only where the description
+ * says "may be null".
  */
 function leafSchema(leaf: LeafField): Json {
-  const schema: Json = { type: leaf.type === 'string' ? ['string', 'null'] : [leaf.type, 'string', 'null'] };
+  const types: string[] = leaf.type === 'string' ? ['string'] : [leaf.type, 'string'];
+  if (leaf.nullable) types.push('null');
+  const schema: Json = { type: types.length === 1 ? types[0] : types };
   if (leaf.note) schema.description = leaf.note;
   return schema;
 }

@@ -33,10 +33,25 @@ export class Budget {
     return this.spent + this.reserved;
   }
 
+  /**
+   * The server's spend and budget as a phrase for a result: "so far this server has spent 3
+   * transactions, 17 of its budget of 20 left", or "..., no budget set".
+   */
   describe(): string {
-    const used = `${this.spent} transaction${this.spent === 1 ? '' : 's'} spent by this server`;
+    const used = `so far this server has spent ${this.spent} transaction${this.spent === 1 ? '' : 's'}`;
     return this.max === undefined
-      ? `${used} (no budget set)`
-      : `${used}, ${this.left} left of the budget of ${this.max}`;
+      ? `${used}, no budget set`
+      : `${used}, ${this.left} of its budget of ${this.max} left`;
+  }
+
+  /** The same as a sentence of its own. */
+  sentence(): string {
+    const phrase = this.describe();
+    return `${phrase.charAt(0).toUpperCase()}${phrase.slice(1)}.`;
+  }
+
+  /** Why a run of `needed` transactions is refused, and what the person can do about it. */
+  refusal(needed: number): string {
+    return `Refused before sending: the run would spend up to ${needed} transactions, but only ${this.left} of this server's budget of ${this.max} are left (${this.spent} spent). Nothing was sent. To go on, quote a smaller file (fewer rows), or restart the server with a bigger budget (--max-transactions or ENRICH_MAX_TRANSACTIONS); answers already bought stay free.`;
   }
 }

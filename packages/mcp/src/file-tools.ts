@@ -105,10 +105,7 @@ export class FileTools {
     }
     const limit = quote.plan.transactions;
     if (!budget.reserve(limit)) {
-      return errorResult(
-        `Refused before sending: the run would spend up to ${limit} transactions and ${budget.describe()}. Nothing was sent.`,
-        { 'enrich/outcome': 'budget' },
-      );
+      return errorResult(budget.refusal(limit), { 'enrich/outcome': 'budget' });
     }
     let settled = false;
     try {
@@ -132,7 +129,7 @@ export class FileTools {
         `Rows ${summary.rows}: ok ${summary.ok}, no match ${summary.noMatch}, invalid ${summary.invalid}, errors ${summary.errors}, not sent ${summary.notSent}.`,
         `Distinct requests ${summary.distinct}, ${summary.fromCache} answered free from the answer cache; transactions spent: ${summary.transactions} (quoted: ${limit}).`,
         summary.stopped ? `The run stopped sending: ${summary.stopped}.` : '',
-        `${budget.describe()}.`,
+        budget.sentence(),
         ...whatCameBack(summary.breakdown),
       ].filter(Boolean);
       return {
@@ -232,7 +229,7 @@ export class FileTools {
         .map(([field, column]) => `${field} <- ${column}`)
         .join(', ')}.`,
       overBudget
-        ? `This is more than the budget left (${budget.left}): enrich_file would refuse it.`
+        ? `This is more than the ${budget.left} transactions left of this server's budget: enrich_file would refuse it. Quote a smaller file (fewer rows), or restart the server with a bigger --max-transactions. Nothing has been spent.`
         : `To run it, call enrich_file with the same operation (${toolName(request.op)}), path, out and map, and token "${token}" (valid ${TOKEN_TTL_MS / 60_000} minutes, once). Nothing has been spent.`,
     ];
     return {

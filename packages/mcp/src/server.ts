@@ -3,7 +3,7 @@
 // the answer cache, a request on its way shared, the budget and the person's word, one request,
 // the record); files through file-tools.ts, inside the folders of allowed-folders.ts.
 
-import { checkKey, OPERATIONS, PERMITTED_USE, type Transport } from '@enrich/core';
+import { checkKey, OPERATIONS, type Transport } from '@enrich/core';
 import { createFetchTransport } from '@enrich/core/fetch-transport';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
@@ -19,8 +19,9 @@ import type { Connection } from './connection.js';
 import { FileTools } from './file-tools.js';
 import { Purchases } from './purchase.js';
 import { errorResult } from './reading.js';
+import { withSandboxNote } from './sandbox-note.js';
 import { SpendLedger } from './spend-ledger.js';
-import { allTools, COST_TEXT, toolName } from './tools.js';
+import { allTools, instructions, toolName } from './tools.js';
 import { mcpVersion } from './version.js';
 
 /** One attempt's deadline, as the CLI's default --timeout. */
@@ -34,8 +35,6 @@ export interface ServerDeps {
   /** The transport of single calls (core's fetch transport: no redirect followed, one deadline). */
   readonly transport?: Transport;
 }
-
-export const INSTRUCTIONS = `Tools for a contact-data enrichment API: ${OPERATIONS.map(toolName).join(', ')}. ${COST_TEXT} Before calling an operation for many inputs, prefer one call per distinct input and check what was spent with the free spend tool; for a file, use quote (free) then enrich_file with the quote's token. check_key is free. ${PERMITTED_USE}`;
 
 export interface EnrichServer {
   readonly server: Server;
@@ -51,7 +50,7 @@ export function createServer(deps: ServerDeps): EnrichServer {
   const { config, connection, log } = deps;
   const server = new Server(
     { name: 'enrich-mcp', title: 'Enrichment API', version: mcpVersion() },
-    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {} }, instructions: instructions({ sandbox: config.sandbox }) },
   );
   // Stopping ends every wait and sends nothing more; requests already on the wire get a second to
   // answer (their answers are paid for: keep them), then are cut.
@@ -99,7 +98,13 @@ export function createServer(deps: ServerDeps): EnrichServer {
     return call;
   });
 
+  // With --sandbox, every result says first that its data is synthetic and unbilled.
   async function handle(name: string, given: Record<string, unknown> | undefined): Promise<CallToolResult> {
+    const result = await answer(name, given);
+    return connection.bases.sandbox ? withSandboxNote(result) : result;
+  }
+
+  async function answer(name: string, given: Record<string, unknown> | undefined): Promise<CallToolResult> {
     const args = given ?? {};
     if (stopping.signal.aborted) return errorResult(`${name}: the server is stopping. Nothing was sent.`);
     try {

@@ -40,16 +40,29 @@ export function operationNamed(name: string): Operation | undefined {
   return OPERATIONS.find((op) => squash(op.id) === wanted || squash(op.title) === wanted);
 }
 
-export const COST_TEXT =
-  'Each call spends one paid transaction of the API key (a no match too); asking again for the same input, in any spelling and in any session, is answered free from the local answer cache. Invalid input is refused before sending and costs nothing.';
+// The rules every paid tool shares (what a call costs, the answer cache, the permitted use) are said
+// once, in the server's instructions (instructions() below); each tool's description says what it
+// returns, when to use it and whether it is paid, short enough for a model to choose by.
+const PAID_TAG = 'Paid: 1 transaction per new question (a no match too); asked again, free.';
 
 function describeOperation(op: Operation): string {
+  return `${operationSummary(op)} ${PAID_TAG}`;
+}
+
+/** The server's instructions: the rules of every tool, said once. */
+export function instructions(options: { readonly sandbox: boolean }): string {
   return [
-    operationSummary(op),
-    COST_TEXT,
-    'Coded values are explained in the text answer as likely meanings.',
+    "Tools for a contact-data enrichment API: people's names, postal addresses, e-mail addresses and US phone numbers. Each operation tool's description says what it returns and when to use it.",
+    "Cost: each operation tool call for a new question spends one paid transaction of the user's API key, a no match included. The same question again, in any spelling and in any session, is answered free from the local answer cache. Invalid input is refused before sending and costs nothing. check_key, spend and quote are free.",
+    "For more than a few inputs, put them in a file and use quote (free) then enrich_file with the quote's token: it pays once per distinct request, never more than quoted. spend (free) says what was spent and what is left of the budget.",
+    'Coded values (result codes, line types) are explained in results as likely meanings: the provider does not document them.',
+    options.sandbox
+      ? 'This server uses the embedded sandbox: every result is synthetic (made-up people, never real ones) and nothing is billed. Say so when you show a result.'
+      : '',
     PERMITTED_USE,
-  ].join(' ');
+  ]
+    .filter((line) => line !== '')
+    .join('\n');
 }
 
 const PAID = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true };
@@ -89,7 +102,8 @@ const FILE_PROPERTIES: Json = {
 export const QUOTE_TOOL: ToolDefinition = {
   name: 'quote',
   title: 'Quote a file',
-  description: `Free: reads a file and the answer cache, sends nothing, and says what enrich_file would do and spend (rows, invalid rows, distinct requests, answers already cached, transactions to spend), with a one-time token that enrich_file needs to run it. ${PERMITTED_USE}`,
+  description:
+    'Free: plans a file run, sending nothing: rows, invalid rows and why, distinct requests, answers already cached, transactions it would spend, and a one-time token that enrich_file needs. Use it before enrich_file.',
   inputSchema: {
     type: 'object',
     properties: FILE_PROPERTIES,
@@ -102,7 +116,8 @@ export const QUOTE_TOOL: ToolDefinition = {
 export const ENRICH_FILE_TOOL: ToolDefinition = {
   name: 'enrich_file',
   title: 'Enrich a file',
-  description: `Enriches every row of a file with one operation and writes the enriched file (input columns, then the output columns and a status column), paying at most once per distinct valid request. Without a token it only returns the plan and a token, spending nothing; call it again with that token (and the same operation, path, out and map) to run it, after the person confirms where the client can ask. ${COST_TEXT} ${PERMITTED_USE}`,
+  description:
+    "Enriches every row of a CSV, .xlsx or JSON Lines file with one operation and writes the enriched file (the input's columns, the operation's, and a status). Paid: 1 transaction per distinct valid request not already cached, never more than the quote said. Without a token it returns the quote and a token, spending nothing; call it again with that token (and the same operation, path, out and map) to run it. Use it for more than a few inputs.",
   inputSchema: {
     type: 'object',
     properties: {
@@ -122,7 +137,7 @@ export const CHECK_KEY_TOOL: ToolDefinition = {
   name: 'check_key',
   title: 'Check the API key',
   description:
-    'Free: checks that the configured API key is accepted by each base URL in use, with a request the service must refuse as incomplete (400 = accepted, 401 = refused). Spends nothing.',
+    'Free: checks that the API key is accepted by each base URL in use, with a request the service must refuse as incomplete (400 = accepted, 401 = refused). Use it when a call says the key was refused.',
   inputSchema: { type: 'object', properties: {}, additionalProperties: false },
   annotations: { title: 'Check the API key', ...FREE },
 };
@@ -131,7 +146,7 @@ export const SPEND_TOOL: ToolDefinition = {
   name: 'spend',
   title: 'Spend so far',
   description:
-    'Free: what this server has spent since it started (transactions, calls answered from the cache), the budget and what is left of it; and, from the spend ledger every client shares, what was spent this UTC month, per service.',
+    'Free: what this server has spent since it started (transactions, answers from the cache), its budget and what is left, and what every client spent this UTC month per service (the shared spend ledger). Use it before and after many paid calls.',
   inputSchema: { type: 'object', properties: {}, additionalProperties: false },
   annotations: { title: 'Spend so far', ...FREE, openWorldHint: false },
 };

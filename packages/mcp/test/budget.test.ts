@@ -49,15 +49,27 @@ describe('Budget', () => {
     expect(budget.committed).toBe(1000);
   });
 
-  it('describes itself in words', () => {
+  it('describes itself in words a reader can follow (issue 40)', () => {
     const budget = new Budget(10);
-    expect(budget.describe()).toBe('0 transactions spent by this server, 10 left of the budget of 10');
+    expect(budget.describe()).toBe(
+      'so far this server has spent 0 transactions, 10 of its budget of 10 left',
+    );
     budget.reserve();
     budget.settle(1, 1);
-    expect(budget.describe()).toBe('1 transaction spent by this server, 9 left of the budget of 10');
+    expect(budget.describe()).toBe('so far this server has spent 1 transaction, 9 of its budget of 10 left');
+    expect(budget.sentence()).toBe('So far this server has spent 1 transaction, 9 of its budget of 10 left.');
     const open = new Budget(undefined);
     open.reserve(2);
     open.settle(2, 2);
-    expect(open.describe()).toBe('2 transactions spent by this server (no budget set)');
+    expect(open.describe()).toBe('so far this server has spent 2 transactions, no budget set');
+  });
+
+  it('refuses a run that does not fit with the figures and the next step', () => {
+    const budget = new Budget(20);
+    budget.reserve(2);
+    budget.settle(2, 2);
+    expect(budget.refusal(26)).toBe(
+      "Refused before sending: the run would spend up to 26 transactions, but only 18 of this server's budget of 20 are left (2 spent). Nothing was sent. To go on, quote a smaller file (fewer rows), or restart the server with a bigger budget (--max-transactions or ENRICH_MAX_TRANSACTIONS); answers already bought stay free.",
+    );
   });
 });

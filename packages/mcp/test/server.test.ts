@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { OPERATIONS, PERMITTED_USE } from '@enrich/core';
 import { type SandboxServer, startSandboxServer } from '@enrich/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SANDBOX_NOTE } from '../src/sandbox-note.js';
 import { printed, type Session, startSession, tempDir, text } from './helpers.js';
 
 const KEY = 'MCPCANARY-5d2e8b71-9c4f-4a06';
@@ -95,19 +96,28 @@ describe('enrich-mcp over stdio, driven by the MCP SDK client', () => {
         expect(Object.keys(tool?.inputSchema.properties ?? {})).toEqual(op.inputs.map((f) => f.name));
         expect(Object.keys(tool?.outputSchema?.properties ?? {})).toEqual(Object.keys(op.output));
         expect(tool?.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: true });
-        expect(tool?.description).toMatch(/one paid transaction/);
-        expect(tool?.description).toMatch(/answered free/);
-        expect(tool?.description).toMatch(/marketing and lead validation only/);
-        expect(tool?.description).toMatch(/credit, insurance or employment/);
-        expect(tool?.description).toContain(PERMITTED_USE);
+        // What it returns and when to use it, first; then that it is paid (issue 40).
+        expect(tool?.description).toMatch(
+          new RegExp(`^${op.title}: [^.]+\\..* Use it .*Paid: 1 transaction`),
+        );
+        expect(tool?.description).toContain(op.purpose);
       }
       const phoneLookup = tools.find((t) => t.name === 'phone_lookup');
       expect(phoneLookup?.inputSchema).toMatchObject({
         type: 'object',
-        properties: { Phone: { type: 'string', pattern: '^[0-9]{10}$' } },
+        properties: { Phone: { type: 'string', description: expect.stringContaining('"(555) 010-2030"') } },
         required: ['Phone'],
         additionalProperties: false,
       });
+      // The schema accepts what core normalises: a model's formatted phone is not "wrong".
+      const phonePattern = new RegExp(String(phoneLookup?.inputSchema.properties?.Phone?.pattern));
+      for (const typed of ['(555) 010-2030', '+1 555 010 2030', '5550102030'])
+        expect(phonePattern.test(typed)).toBe(true);
+      expect(phonePattern.test('555-CALL-NOW')).toBe(false);
+      // No field but a phone speaks of phone formatting.
+      for (const tool of tools)
+        for (const [name, field] of Object.entries(tool.inputSchema.properties ?? {}))
+          if (!/^phone$/i.test(name)) expect(JSON.stringify(field)).not.toContain('(555)');
       const tcpa = tools.find((t) => t.name === 'tcpa_verify');
       expect(Object.keys(tcpa?.inputSchema.properties ?? {})).toEqual(['phone', 'last_name']);
       const phoneAppend = tools.find((t) => t.name === 'phone_append');
@@ -123,10 +133,22 @@ describe('enrich-mcp over stdio, driven by the MCP SDK client', () => {
         expect(tools.find((t) => t.name === free)?.annotations?.readOnlyHint).toBe(true);
       }
       expect(tools.find((t) => t.name === 'enrich_file')?.annotations?.readOnlyHint).toBe(false);
-      expect(s.client.getInstructions()).toContain(PERMITTED_USE);
-      expect(s.client.getInstructions()).toMatch(
-        /never use this data for regulated consumer-report purposes/i,
-      );
+      // The rules are said once, in the instructions, not in every tool (issue 40: 27 KB before).
+      const instructions = s.client.getInstructions() ?? '';
+      expect(instructions.split(PERMITTED_USE)).toHaveLength(2);
+      expect(instructions).toMatch(/spends one paid transaction .* a no match included/);
+      expect(instructions).toMatch(/answered free from the local answer cache/);
+      expect(instructions).not.toMatch(/synthetic/);
+      const listed = JSON.stringify({ tools });
+      expect(listed).not.toContain('consumer-report');
+      expect(listed).not.toContain('answer cache, in any spelling');
+      const bytes = Buffer.byteLength(listed);
+      console.log(`tools/list: ${bytes} bytes; instructions: ${Buffer.byteLength(instructions)} bytes`);
+      expect(bytes).toBeLessThan(22_000);
+      // A file's description speaks of files, not of "each call".
+      const file = tools.find((t) => t.name === 'enrich_file')?.description ?? '';
+      expect(file).toMatch(/1 transaction per distinct valid request not already cached/);
+      expect(file).not.toMatch(/Each call spends/);
     });
   });
 
@@ -265,12 +287,45 @@ describe('enrich-mcp over stdio, driven by the MCP SDK client', () => {
     });
   });
 
-  it('--sandbox with no key answers a call', async () => {
+  it('--sandbox with no key answers a call, and every result says it is synthetic and unbilled', async () => {
     await withSession({ args: ['--sandbox'], env: { ENRICH_CACHE_DIR: tempDir() } }, async (s) => {
       const result = await s.call('email_verify', { Email: 'jane.doe@example.com' });
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent).toHaveProperty('Result');
-      expect((await s.call('check_key')).isError).toBeFalsy();
+      const results = [
+        result,
+        await s.call('phone_lookup', { Phone: '(555) 010-2030' }),
+        await s.call('phone_lookup', { Phone: '5550102030' }),
+        await s.call('email_verify', { Email: 'not an address' }),
+        await s.call('check_key'),
+        await s.call('spend'),
+      ];
+      for (const r of results) {
+        expect(r.content[0]).toEqual({ type: 'text', text: SANDBOX_NOTE });
+        expect(r._meta).toMatchObject({ 'enrich/sandbox': true });
+      }
+      expect(SANDBOX_NOTE).toMatch(/synthetic \(made-up people, not real ones\) and nothing was billed/);
+      expect(results[4]?.isError).toBeFalsy();
+      expect(s.client.getInstructions()).toMatch(/every result is synthetic .* nothing is billed/);
+    });
+    // A real service's results carry no such note.
+    await withSession({ env: envFor(sandbox.url, tempDir()) }, async (s) => {
+      const result = await s.call('email_verify', { Email: 'jane.doe@example.com' });
+      expect(text(result)).not.toContain('Sandbox:');
+      expect(result._meta).not.toHaveProperty('enrich/sandbox');
+    });
+  });
+
+  it('says what a call cost in words a reader can follow (issue 40)', async () => {
+    await withSession({ env: envFor(sandbox.url, tempDir()) }, async (s) => {
+      const paid = text(await s.call('email_verify', { Email: 'jane.doe+cost@example.com' }));
+      expect(paid).toContain(
+        'This call spent 1 transaction (so far this server has spent 1 transaction, no budget set).',
+      );
+      const free = text(await s.call('email_verify', { Email: 'jane.doe+cost@example.com' }));
+      expect(free).toContain(
+        'Answered from the answer cache: free, no transaction spent (so far this server has spent 1 transaction, no budget set).',
+      );
     });
   });
 

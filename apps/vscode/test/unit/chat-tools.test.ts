@@ -8,7 +8,14 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { getOperation, OPERATIONS, operationInputSchema, PERMITTED_USE, readLedger } from '@enrich/core';
+import {
+  FIELD_KINDS,
+  getOperation,
+  OPERATIONS,
+  operationInputSchema,
+  PERMITTED_USE,
+  readLedger,
+} from '@enrich/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type * as vscode from 'vscode';
 import { FREE_FROM_HISTORY, SPENDS } from '../../src/chat/confirmation-text';
@@ -147,7 +154,8 @@ describe('the manifest', () => {
     expect(tools.find((t: { name: string }) => t.name === 'enrich_phone_lookup')).toMatchObject({
       toolReferenceName: 'phoneLookup',
       inputSchema: {
-        properties: { Phone: { type: 'string', pattern: '^[0-9]{10}$' } },
+        // What core normalises is accepted: "(555) 010-2030" as typed (issue 40).
+        properties: { Phone: { type: 'string', pattern: FIELD_KINDS.phone.typed.pattern } },
         required: ['Phone'],
         additionalProperties: false,
       },

@@ -24,7 +24,16 @@ export interface FieldKind {
   readonly problem: (value: string, typed?: string) => string;
   /** The JSON Schema keywords of the OpenAPI document for this kind. */
   readonly openapi: { readonly pattern?: string; readonly format?: string };
+  /**
+   * What a person or an assistant may give, before normalisation mends it (normalise.ts): the
+   * words of a tool's field description, and the pattern of its schema, which accepts every form
+   * normalisation turns into a valid value (test/field-kinds-typed.test.ts holds the two together).
+   */
+  readonly typed: { readonly words: string; readonly pattern?: string; readonly format?: string };
 }
+
+/** The formatting people put in phone numbers, which normalisation removes (normalise.ts). */
+export const PHONE_FORMATTING = '[\\s().+/-]';
 
 const PHONE = /^[0-9]{10}$/;
 const ZIP = /^[0-9]{5}$/;
@@ -39,6 +48,11 @@ export const FIELD_KINDS: Readonly<Record<InputKind, FieldKind>> = {
         ? `must be 10 digits; got ${value.length}`
         : `must be numeric only (10 digits); got ${shown(typed)}`,
     openapi: { pattern: PHONE.source },
+    typed: {
+      words: '10 digits, as typed: "(555) 010-2030", "555.010.2030" and "+1 555 010 2030" are accepted',
+      // Formatting anywhere, an optional leading country code 1, then ten digits.
+      pattern: `^${PHONE_FORMATTING}*(?:1${PHONE_FORMATTING}*)?(?:[0-9]${PHONE_FORMATTING}*){10}$`,
+    },
   },
   email: {
     pattern: undefined,
@@ -56,20 +70,32 @@ export const FIELD_KINDS: Readonly<Record<InputKind, FieldKind>> = {
     },
     // The shape check is ours; the document states the standard format instead.
     openapi: { format: 'email' },
+    typed: { words: 'an e-mail address such as jane.doe@example.com', format: 'email' },
   },
   zip: {
     pattern: ZIP,
     hint: '5 digits',
     problem: (value, typed = value) => `must be 5 digits; got ${shown(typed)}`,
     openapi: { pattern: ZIP.source },
+    typed: {
+      words: '5 digits; ZIP+4 ("02134-1234") and a ZIP that lost its leading zero ("2134") are accepted',
+      pattern: '^\\s*(?:[0-9]{3,5}|[0-9]{5}(?:-|\\s+)?[0-9]{4}|[0-9]{3,4}(?:-|\\s+)[0-9]{4}|[0-9]{8})\\s*$',
+    },
   },
   state: {
     pattern: STATE,
     hint: '2-letter state abbreviation',
     problem: (value, typed = value) => `must be a 2-letter state abbreviation; got ${shown(typed)}`,
     openapi: { pattern: STATE.source },
+    typed: { words: 'a 2-letter abbreviation such as "CA", in any case', pattern: '^\\s*[A-Za-z]{2}\\s*$' },
   },
-  text: { pattern: undefined, hint: 'text', problem: () => 'is not valid', openapi: {} },
+  text: {
+    pattern: undefined,
+    hint: 'text',
+    problem: () => 'is not valid',
+    openapi: {},
+    typed: { words: '' },
+  },
 };
 
 /** Values up to this length are quoted whole in a message; longer ones only by their start. */
