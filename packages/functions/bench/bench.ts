@@ -1,0 +1,241 @@
+// `pnpm bench` (turbo builds the server and the CLI first): enrich-functions against the sandbox over
+// real HTTP on 127.0.0.1, the sandbox in a process of its own. Prints a table of figures:
+//   (t) throughput: one instance answering BIGQUERY batches of 500 rows (4 in flight, as a query's
+//       workers send them) against the `enrich` command on the same rows, the same sandbox, in the
+//       same run (each twice, in turn; the best of each), every row a distinct request;
+//   (s) a 500-row batch answered wholly from the store, sent 300 times one after another: its
+//       round trip (what the store adds to a query), with the journal and with PostgreSQL (a cluster
+//       of the bench's own, started by @enrich/bulk's harness).
+// BENCH_ROWS scales (t) (6,000 by default); BENCH_SECTIONS=throughput or store runs one section.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { startPostgresCluster } from '@enrich/bulk/test-postgres';
+import { DEMO_KEY } from '@enrich/sandbox';
+
+const ROOT = join(import.meta.dirname, '..');
+const SERVER = join(ROOT, 'dist', 'enrich-functions.mjs');
+const CLI = join(ROOT, '..', 'cli', 'dist', 'enrich.mjs');
+const ROWS = Number(process.env.BENCH_ROWS ?? 6000);
+const BATCH = 500;
+const IN_FLIGHT = 4;
+const REPEATS = 300;
+const TOKEN = 'bench-token-0123456789abcdef';
+/** A service that queues past 48 at once, 40 ms median with a log-normal tail: the pace matters. */
+const MODEL = { latencyMs: 40, latencySigma: 0.5, capacity: 48 };
+const sections = process.env.BENCH_SECTIONS ?? 'all';
+const dir = mkdtempSync(join(tmpdir(), 'enrich-functions-bench-'));
+const log = (text: string) => process.stderr.write(`bench: ${text}\n`);
+const phone = (i: number) => `555${String(3_000_000 + i).padStart(7, '0')}`;
+
+/** A child whose stdout lines are read one at a time. */
+function child(command: string, args: readonly string[], env: Record<string, string> = {}) {
+  const proc = spawn(command, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const lines = createInterface({ input: proc.stdout });
+  const waiting: ((line: string) => void)[] = [];
+  const seen: string[] = [];
+  lines.on('line', (line) => {
+    const next = waiting.shift();
+    if (next) next(line);
+    else seen.push(line);
+  });
+  proc.stderr.on('data', () => {});
+  const nextLine = () =>
+    new Promise<string>((resolve) => {
+      const line = seen.shift();
+      if (line !== undefined) resolve(line);
+      else waiting.push(resolve);
+    });
+  return { proc, nextLine };
+}
+
+async function startSandbox() {
+  const sandbox = child(process.execPath, [
+    '--import',
+    'tsx',
+    join(ROOT, 'bench', 'sandbox-process.ts'),
+    JSON.stringify(MODEL),
+  ]);
+  const { url } = JSON.parse(await sandbox.nextLine()) as { url: string };
+  const stats = async () => {
+    sandbox.proc.stdin.write('stats\n');
+    return JSON.parse(await sandbox.nextLine()) as { transactions: number };
+  };
+  return { url, stats, stop: () => sandbox.proc.kill('SIGTERM') };
+}
+
+function exited(proc: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => proc.once('exit', (code) => resolve(code)));
+}
+
+/** The enrich command on a CSV of the rows; its wall time in ms. */
+async function cliRun(url: string, rows: readonly string[]): Promise<number> {
+  const run = mkdtempSync(join(dir, 'cli-'));
+  writeFileSync(join(run, 'in.csv'), `phone\n${rows.join('\n')}\n`);
+  const env = {
+    ENRICH_API_KEY: DEMO_KEY,
+    ENRICH_BASE_URL: url,
+    ENRICH_BASE_URL_V3: url,
+    ENRICH_CACHE_DIR: run,
+    ENRICH_LEDGER: join(run, 'ledger.jsonl'),
+  };
+  const started = performance.now();
+  const { proc } = child(
+    process.execPath,
+    [CLI, 'phone-lookup', '--in', join(run, 'in.csv'), '--out', join(run, 'out.csv'), '--no-remember-pace'],
+    env,
+  );
+  const code = await exited(proc);
+  if (code !== 0) throw new Error(`enrich exited ${code}`);
+  return performance.now() - started;
+}
+
+/** An instance of the server; resolves with its URL once it listens. */
+async function startServer(url: string, args: readonly string[] = []) {
+  const run = mkdtempSync(join(dir, 'functions-'));
+  const env = {
+    ENRICH_API_KEY: DEMO_KEY,
+    ENRICH_BASE_URL: url,
+    ENRICH_BASE_URL_V3: url,
+    ENRICH_FUNCTIONS_TOKEN: TOKEN,
+    ENRICH_CACHE_DIR: run,
+    ENRICH_LEDGER: join(run, 'ledger.jsonl'),
+  };
+  const server = child(process.execPath, [SERVER, '--port', '0', '--host', '127.0.0.1', ...args], env);
+  for (;;) {
+    const match = /listening on (http:\/\/\S+)/.exec(await server.nextLine());
+    if (match?.[1])
+      return {
+        url: match[1],
+        stop: async () => {
+          server.proc.kill('SIGTERM');
+          await exited(server.proc);
+        },
+      };
+  }
+}
+
+async function bigQuery(url: string, rows: readonly string[]): Promise<void> {
+  const response = await fetch(`${url}/bigquery`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    body: JSON.stringify({
+      requestId: 'b',
+      caller: '//bigquery.googleapis.com/projects/p/jobs/p:US.bench',
+      sessionUser: 'bench@example.com',
+      userDefinedContext: { operation: 'phone-lookup' },
+      calls: rows.map((r) => [r]),
+    }),
+  });
+  const body = (await response.json()) as { replies?: unknown[] };
+  if (response.status !== 200 || body.replies?.length !== rows.length)
+    throw new Error(`batch answered ${response.status}`);
+}
+
+/** One instance answering the rows in batches, IN_FLIGHT at a time; its wall time in ms. */
+async function functionsRun(url: string, rows: readonly string[]): Promise<number> {
+  const server = await startServer(url);
+  const batches = Array.from({ length: Math.ceil(rows.length / BATCH) }, (_, i) =>
+    rows.slice(i * BATCH, (i + 1) * BATCH),
+  );
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      for (let b = next++; b < batches.length; b = next++) await bigQuery(server.url, batches[b] as string[]);
+    }),
+  );
+  const ms = performance.now() - started;
+  await server.stop();
+  return ms;
+}
+
+async function throughput(): Promise<string[][]> {
+  const sandbox = await startSandbox();
+  const rows = Array.from({ length: ROWS }, (_, i) => phone(i));
+  const cli: number[] = [];
+  const functions: number[] = [];
+  try {
+    for (let round = 0; round < 2; round++) {
+      const before = (await sandbox.stats()).transactions;
+      cli.push(ROWS / ((await cliRun(sandbox.url, rows)) / 1000));
+      functions.push(ROWS / ((await functionsRun(sandbox.url, rows)) / 1000));
+      const spent = (await sandbox.stats()).transactions - before;
+      if (spent !== 2 * ROWS) throw new Error(`round ${round} spent ${spent}, not ${2 * ROWS}`);
+      log(
+        `round ${round + 1}: CLI ${cli.at(-1)?.toFixed(0)} rows/s, functions ${functions.at(-1)?.toFixed(0)} rows/s`,
+      );
+    }
+  } finally {
+    sandbox.stop();
+  }
+  const [bestCli, bestFunctions] = [Math.max(...cli), Math.max(...functions)];
+  return [
+    ['(t) the enrich command, rows/s', cli.map((r) => r.toFixed(0)).join(', '), ''],
+    ['(t) one enrich-functions instance, rows/s', functions.map((r) => r.toFixed(0)).join(', '), ''],
+    ['(t) functions / CLI (best of each)', (bestFunctions / bestCli).toFixed(2), '>= 0.9'],
+  ];
+}
+
+const percentile = (sorted: readonly number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+
+/** The round trip of a 500-row batch the store holds wholly, REPEATS times: p50 and p99 in ms. */
+async function fromStore(url: string, args: readonly string[]): Promise<[number, number]> {
+  const server = await startServer(url, args);
+  const rows = Array.from({ length: BATCH }, (_, i) => phone(100_000 + i));
+  try {
+    await bigQuery(server.url, rows);
+    for (let i = 0; i < 20; i++) await bigQuery(server.url, rows);
+    const times: number[] = [];
+    for (let i = 0; i < REPEATS; i++) {
+      const started = performance.now();
+      await bigQuery(server.url, rows);
+      times.push(performance.now() - started);
+    }
+    times.sort((a, b) => a - b);
+    return [percentile(times, 50), percentile(times, 99)];
+  } finally {
+    await server.stop();
+  }
+}
+
+async function store(): Promise<string[][]> {
+  const sandbox = await startSandbox();
+  const cluster = await startPostgresCluster({ database: 'bench' });
+  try {
+    const journal = await fromStore(sandbox.url, []);
+    const postgres = await fromStore(sandbox.url, ['--store', cluster.url]);
+    const said = ([p50, p99]: [number, number]) => `p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`;
+    return [
+      ['(s) 500 rows from the store, journal', said(journal), '< 50 ms p99'],
+      ['(s) 500 rows from the store, PostgreSQL', said(postgres), '< 50 ms p99'],
+    ];
+  } finally {
+    sandbox.stop();
+    await cluster.remove();
+  }
+}
+
+const table: string[][] = [['measure', 'figure', 'target']];
+try {
+  if (sections === 'all' || sections === 'throughput') table.push(...(await throughput()));
+  if (sections === 'all' || sections === 'store') table.push(...(await store()));
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+const widths = [0, 1, 2].map((c) => Math.max(...table.map((row) => (row[c] ?? '').length)));
+const line = (row: readonly string[]) =>
+  `| ${row.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join(' | ')} |`;
+process.stdout.write(
+  `enrich-functions bench: ${ROWS} distinct rows, batches of ${BATCH} (${IN_FLIGHT} in flight); sandbox ${JSON.stringify(MODEL)}; ${cpus().length} CPUs, load ${loadavg()[0]?.toFixed(2)}\n`,
+);
+process.stdout.write(
+  `${[line(table[0] ?? []), line(widths.map((w) => '-'.repeat(w))), ...table.slice(1).map(line)].join('\n')}\n`,
+);
