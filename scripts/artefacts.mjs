@@ -1,6 +1,7 @@
 // `pnpm artefacts`: every installable artefact in one folder, artefacts/ (git-ignored), after
 // `turbo run build` (which the pnpm script runs first):
-//   enrich-core-<v>.tgz, enrich-sandbox-<v>.tgz, enrich-cli-<v>.tgz, enrich-mcp-<v>.tgz   npm tarballs (pnpm pack, so
+//   enrich-core-<v>.tgz, enrich-sandbox-<v>.tgz, enrich-cli-<v>.tgz, enrich-mcp-<v>.tgz,
+//   enrich-functions-<v>.tgz                        npm tarballs (pnpm pack, so
 //                                                   publishConfig and workspace: versions apply)
 //   enrich-vscode-<v>.vsix                          the VS Code extension (apps/vscode/scripts/package.mjs)
 //   enrich-sheets-<v>.zip                           the Apps Script files of apps/sheets/dist/
@@ -17,7 +18,7 @@ const version = (dir) => JSON.parse(readFileSync(join(root, dir, 'package.json')
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out);
 
-for (const pkg of ['core', 'sandbox', 'cli', 'mcp']) {
+for (const pkg of ['core', 'sandbox', 'cli', 'mcp', 'functions']) {
   execFileSync('pnpm', ['pack', '--pack-destination', out], {
     cwd: join(root, 'packages', pkg),
     stdio: 'pipe',

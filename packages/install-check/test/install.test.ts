@@ -6,6 +6,8 @@
 //   c. the SDK in a fresh strict NodeNext TypeScript project: typechecks (with @ts-expect-error
 //      lines that must be errors) and runs against the installed sandbox
 //   d. the MCP server: `enrich-mcp --sandbox` starts and answers a tool call over stdio (JSON-RPC)
+//   e. the warehouse functions: `enrich-functions` starts against the installed sandbox and answers a
+//      BigQuery remote function call; its PostgreSQL driver is in the bundle
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -79,6 +81,7 @@ let cliTarball = '';
 let sandboxTarball = '';
 let coreTarball = '';
 let mcpTarball = '';
+let functionsTarball = '';
 let sandboxUrl = '';
 
 beforeAll(async () => {
@@ -87,6 +90,7 @@ beforeAll(async () => {
   sandboxTarball = pack('sandbox');
   coreTarball = pack('core');
   mcpTarball = pack('mcp');
+  functionsTarball = pack('functions');
 
   // (b) is also what (c) runs against: start the installed sandbox once.
   const bin = installGlobally(sandboxTarball, 'sandbox');
@@ -379,6 +383,79 @@ describe('the MCP server tarball, installed globally', () => {
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent.Name.FName).toMatch(/^[A-Z]+$/);
     child.stdin?.end();
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
+  });
+});
+
+describe('the warehouse functions tarball, installed globally', () => {
+  it('has no runtime dependencies', () => {
+    const manifest = manifestIn(functionsTarball);
+    expect(manifest.dependencies ?? {}).toEqual({});
+    expect(manifest.bin).toEqual({ 'enrich-functions': './dist/enrich-functions.mjs' });
+  });
+
+  it('enrich-functions answers a BigQuery call against the installed sandbox', async () => {
+    const bin = installGlobally(functionsTarball, 'functions');
+    expect(run(bin, 'enrich-functions', ['--version'], work).trim()).toBe(versionOf('functions'));
+    const token = 'install-check-token-0123456789';
+    const env = {
+      PATH: `${bin}:${nodeDir}:/usr/bin:/bin`,
+      HOME: work,
+      ENRICH_CACHE_DIR: join(work, 'functions-cache'),
+      ENRICH_API_KEY: 'sandbox-demo-key',
+      ENRICH_BASE_URL: sandboxUrl,
+      ENRICH_BASE_URL_V3: sandboxUrl,
+      ENRICH_FUNCTIONS_TOKEN: token,
+    };
+    // The driver is bundled: a store that is not there is refused as unreachable, not as a missing module.
+    const refused = spawn(
+      join(bin, 'enrich-functions'),
+      ['--port', '0', '--store', 'postgres://enrich:pw@127.0.0.1:1/enrich'],
+      { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let refusal = '';
+    refused.stderr?.on('data', (chunk) => {
+      refusal += String(chunk);
+    });
+    const [refusedCode] = await once(refused, 'exit');
+    expect(refusedCode).toBe(1);
+    expect(refusal).toMatch(/the answer store could not be opened/);
+    expect(refusal).not.toMatch(/Cannot find (module|package)|pw@/);
+    const child = spawn(join(bin, 'enrich-functions'), ['--port', '0', '--host', '127.0.0.1'], {
+      cwd: work,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let printed = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout?.on('data', (chunk) => {
+        printed += String(chunk);
+        const match = /listening on (http:\/\/\S+)/.exec(printed);
+        if (match?.[1]) resolve(match[1]);
+      });
+      child.once('exit', (code) => reject(new Error(`enrich-functions exited (${code}): ${printed}`)));
+    });
+    const response = await fetch(`${url}/bigquery`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({
+        requestId: '124ab1c',
+        caller: '//bigquery.googleapis.com/projects/myproject/jobs/myproject:US.bquxjob_5b4c112c_17961fafeaf',
+        sessionUser: 'test-user@test-company.com',
+        userDefinedContext: { operation: 'phone-lookup' },
+        calls: [['(555) 010-2030'], [null]],
+      }),
+    });
+    expect(response.status).toBe(200);
+    const { replies } = (await response.json()) as {
+      replies: { status: string; Name?: { FName: string } }[];
+    };
+    expect(replies[0]?.status).toBe('ok');
+    expect(replies[0]?.Name?.FName).toMatch(/^[A-Z]+$/);
+    expect(replies[1]?.status).toMatch(/^invalid: blank row/);
+    child.kill('SIGTERM');
     const [code] = await once(child, 'exit');
     expect(code).toBe(0);
   });
