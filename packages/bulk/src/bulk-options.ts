@@ -4,6 +4,7 @@ import type { Operation } from '@enrich/core';
 import type { BulkProgress } from './progress.js';
 import type { SourceChoice } from './row-source.js';
 import type { SenderOptions } from './sender.js';
+import type { StoreFront } from './store/store-front.js';
 
 export interface BulkOptions {
   readonly op: Operation;
@@ -49,6 +50,13 @@ export interface BulkOptions {
   readonly ledgerPath?: string;
   /** Where answers that could not be journaled go (default: the temp directory). */
   readonly rescueDir?: string;
+  /**
+   * A shared answer store (PostgreSQL: one team, every client and instance), opened by the client
+   * for this run's namespace and closed by it after the run. The journal stays the local cache and
+   * resume journal; each request it does not answer is claimed in the store before it is sent
+   * (store-claims.ts).
+   */
+  readonly sharedStore?: StoreFront | undefined;
 }
 
 export interface BulkHooks {

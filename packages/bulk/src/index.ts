@@ -12,6 +12,7 @@ export {
   outputHasBom,
 } from './csv-layout.js';
 export { checkRunFiles } from './file-guard.js';
+export * from './forget/index.js';
 export { type FileKind, kindOfContent, kindOfName } from './file-kind.js';
 export { acquireLock } from './file-lock.js';
 export { readFileStart } from './file-start.js';
@@ -21,6 +22,7 @@ export {
   cacheNamespace,
   defaultCachePath,
   defaultOutputPath,
+  SANDBOX_NAMESPACE,
 } from './files.js';
 export { createHttpTransport } from './http-transport.js';
 export {
@@ -52,6 +54,7 @@ export {
   type StoreOptions,
   StoreUnavailable,
 } from './store/store-front.js';
-export { describePostgresUrl, STORE_ENV } from './store/store-url.js';
+export { describePostgresUrl, STORE_ENV, storeUrlKind } from './store/store-url.js';
+export { storeUrlSecrets } from './store-secrets.js';
 export type { BulkSummary } from './summary.js';
 export { readZipEntry } from './zip-file.js';

@@ -1,6 +1,8 @@
 // The cost of a run before anything is sent (the CLI's --dry-run, the extension's confirmation):
 // rows, distinct valid requests, answers already cached, transactions to spend; from the file and
-// the answer cache alone. Sends nothing, needs no key, and changes no file.
+// the answer cache alone (and the shared answer store, when there is one: what another client or
+// instance bought is free, so it is not counted as to spend). Sends nothing, needs no key, and
+// changes no file; the shared store is only read (no claim).
 import type { Operation } from '@enrich/core';
 import { AnswerStore } from './answer-store.js';
 import type { CsvLayout } from './csv-layout.js';
@@ -9,7 +11,11 @@ import { openSource } from './open-source.js';
 import { mapInput, rowPlanner } from './row-planner.js';
 import { isUnreadable } from './row-result.js';
 import type { SourceChoice } from './row-source.js';
+import type { StoreFront } from './store/store-front.js';
 import { INVALID_EXAMPLES, type InvalidExample } from './summary.js';
+
+/** Keys looked up in the shared store at once: one query each batch. */
+const STORE_BATCH = 500;
 
 export interface PlanOptions {
   readonly op: Operation;
@@ -25,6 +31,8 @@ export interface PlanOptions {
   readonly retryUnreadable?: boolean;
   readonly now?: () => number;
   readonly display?: (path: string) => string;
+  /** The shared answer store of the run (opened for this namespace by the client), if any. */
+  readonly sharedStore?: StoreFront | undefined;
 }
 
 export interface BulkPlan {
@@ -42,6 +50,10 @@ export interface BulkPlan {
   cached: number;
   /** Of those, answers paid for but unreadable (asked again, and paid again, with --retry-unreadable). */
   unreadable: number;
+  /** The shared answer store (where it is, no password), if the run has one. */
+  readonly store: string | undefined;
+  /** Distinct requests not in the cache but in the shared store: free (bought by another client). */
+  inStore: number;
   /** Transactions the run would spend: distinct requests not cached, capped by the budget. */
   transactions: number;
   /** How a CSV input is written (encoding, separator): the output keeps it, in UTF-8. */
@@ -88,9 +100,15 @@ export async function planBulk(options: PlanOptions): Promise<BulkPlan> {
     distinct: 0,
     cached: 0,
     unreadable: 0,
+    store: options.sharedStore?.where,
+    inStore: 0,
     transactions: 0,
   };
   const seen = new Set<string>();
+  // (An answer of the store's is used as it is, unreadable or not: a run claims it, not buys it.)
+  const lookUp = storeLookup(options.sharedStore, () => {
+    summary.inStore++;
+  });
   try {
     for (;;) {
       const batch = await input.nextBatch();
@@ -106,7 +124,10 @@ export async function planBulk(options: PlanOptions): Promise<BulkPlan> {
           if (stored) {
             summary.cached++;
             if (isUnreadable(stored)) summary.unreadable++;
+            continue;
           }
+          const lookingUp = lookUp.add(planned.key);
+          if (lookingUp) await lookingUp;
           continue;
         }
         summary.invalid++;
@@ -116,12 +137,33 @@ export async function planBulk(options: PlanOptions): Promise<BulkPlan> {
         }
       }
     }
+    await lookUp.flush();
   } finally {
     input.close();
     store.close();
   }
-  const toSpend = summary.distinct - summary.cached + (options.retryUnreadable ? summary.unreadable : 0);
+  const free = summary.cached + summary.inStore;
+  const toSpend = summary.distinct - free + (options.retryUnreadable ? summary.unreadable : 0);
   summary.transactions =
     options.maxTransactions === undefined ? toSpend : Math.min(toSpend, options.maxTransactions);
   return summary;
+}
+
+/** Keys looked up in the shared store in batches (getMany), each answer found told to `found`. */
+function storeLookup(front: StoreFront | undefined, found: () => void) {
+  let keys: string[] = [];
+  const flush = async () => {
+    if (!front || keys.length === 0) return;
+    const batch = keys;
+    keys = [];
+    for (let n = (await front.getMany(batch)).size; n > 0; n--) found();
+  };
+  return {
+    flush,
+    add(key: string): Promise<void> | undefined {
+      if (!front) return undefined;
+      keys.push(key);
+      return keys.length >= STORE_BATCH ? flush() : undefined;
+    },
+  };
 }

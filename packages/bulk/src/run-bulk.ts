@@ -41,8 +41,9 @@ import { RowQueue } from './row-queue.js';
 import { type RowResult, resultOf, unansweredResult } from './row-result.js';
 import type { RowSource } from './row-source.js';
 import { describeError, type OpenedRun, openRun } from './run-files.js';
-import { RunRequests } from './run-requests.js';
-import { Sender, type SendResult } from './sender.js';
+import { type RequestAnswer, RunRequests } from './run-requests.js';
+import { Sender } from './sender.js';
+import { StoreClaims } from './store-claims.js';
 import {
   type BulkSummary,
   countCode,
@@ -73,6 +74,8 @@ class BulkRun {
   private readonly abandon: AbortController;
 
   private readonly requests: RunRequests;
+  /** The shared answer store's claims, when the run has one (store-claims.ts). */
+  private readonly shared: StoreClaims | undefined;
   private readonly known: KnownResults;
   /** The rows waiting for each request's answer: counted in the breakdown when it arrives. */
   private readonly waitingRows = new Map<string, number>();
@@ -136,9 +139,11 @@ class BulkRun {
       line: (code) => countCode(this.summary, code),
     });
     this.maxPending = Math.max(8192, this.sender.maxInFlight * 256);
+    this.shared = options.sharedStore && new StoreClaims(options.sharedStore, op.id, this.sender);
     this.requests = new RunRequests(
       this.sender,
       store,
+      this.shared,
       (key, slot, sent) => this.answer(key, slot, sent),
       this.fail,
     );
@@ -261,12 +266,13 @@ class BulkRun {
   };
 
   /** A request's answer (or the reason it has none): its rows can be written and counted. */
-  private answer(key: string, slot: Pending<RowResult>, sent: SendResult): void {
+  private answer(key: string, slot: Pending<RowResult>, sent: RequestAnswer): void {
     if (sent.sent && sent.paid && !sent.kept) {
       this.journalBroken = true;
       this.stopReading();
       return;
     }
+    if ('fromStore' in sent) this.summary.fromStore++;
     const result = sent.sent
       ? resultOf(this.options.op, sent.outcome, this.options.columns)
       : unansweredResult(sent.reason, this.options.columns, sent.mayHaveBeenPaid === true);
@@ -317,11 +323,14 @@ class BulkRun {
   private readonly fail = (error: unknown): void => {
     this.failure ??= error;
     this.sender.halt(`the run failed (${describeError(error as Error)})`);
+    this.shared?.stop();
     this.stopReading();
   };
 
   private readonly onSignal = (): void => {
     this.sender.cancel();
+    // Claims waiting for another instance's purchase end now: nothing of theirs is on the wire.
+    this.shared?.stop();
     this.stopReading();
     this.graceTimer = setTimeout(() => this.abandon.abort(), this.options.graceMs ?? GRACE_MS);
   };
@@ -352,6 +361,10 @@ class BulkRun {
     await output.close();
     if (output.error) summary.completed = false;
     takeSenderCounts(summary, this.sender);
+    summary.storeRefused = this.shared?.refused === true;
+    // The store's budget refused: nothing more was sent (the sender itself did not stop).
+    if (summary.storeRefused) summary.stopped ??= 'budget';
+    summary.storeError = this.shared?.failure;
     this.rememberPace();
     summary.outputError = output.error ? describeError(output.error) : undefined;
     // Of a complete run only: an incomplete one writes no output for it to describe.

@@ -255,9 +255,9 @@ export class Sender {
   }
 
   /**
-   * Stops sending because the run cannot go on: answers can no longer be kept (the journal cannot
-   * be written: 'storage'), or the input breaks off mid-file ('input'). What is on the wire still
-   * answers and is journaled; nothing waiting is sent.
+   * Stops sending because the run cannot go on: answers can no longer be kept (the journal or the
+   * shared store cannot be written: 'storage'), or the input breaks off mid-file ('input'). What is
+   * on the wire still answers and is journaled; nothing waiting is sent.
    */
   halt(message: string, reason: 'storage' | 'input' = 'storage'): void {
     this.stop(reason, `not sent: ${message}`);

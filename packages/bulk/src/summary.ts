@@ -28,6 +28,14 @@ export interface BulkSummary {
   distinct: number;
   /** Of those, answered from the cache of an earlier run. */
   fromCache: number;
+  /** The shared answer store the run used (where it is, no password), if any. */
+  readonly store: string | undefined;
+  /** Of the distinct requests, answered free from the shared store (bought by another client or instance). */
+  fromStore: number;
+  /** The shared store refused a transaction: its budget is spent (`stopped` is 'budget'). */
+  storeRefused: boolean;
+  /** Why the shared store failed, if it did (the run stopped sending; `stopped` is 'storage'). */
+  storeError: string | undefined;
   /** Transactions this run spent (paid answers). */
   transactions: number;
   ok: number;
@@ -97,6 +105,7 @@ export function runSummary(
     input: display(options.inPath),
     output: display(options.outPath),
     cache: display(options.cachePath),
+    store: options.sharedStore?.where,
   });
   summary.layout = input.layout;
   summary.inputKind = input.kind;
@@ -111,14 +120,19 @@ export function emptySummary(names: {
   input: string;
   output: string;
   cache: string;
+  store?: string | undefined;
 }): BulkSummary {
   return {
     ...names,
+    store: names.store,
     rows: 0,
     blank: 0,
     invalid: 0,
     distinct: 0,
     fromCache: 0,
+    fromStore: 0,
+    storeRefused: false,
+    storeError: undefined,
     transactions: 0,
     ok: 0,
     notAsDocumented: 0,
