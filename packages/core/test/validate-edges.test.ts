@@ -78,6 +78,15 @@ describe('values that are not text', () => {
   });
 });
 
+describe('a field under two spellings, one of them blank', () => {
+  it('takes the value given: a blank spelling is no second value', () => {
+    expect(validate(op('phone-lookup'), { Phone: '', phone: '5550102030' })).toEqual({
+      ok: true,
+      input: { Phone: '5550102030' },
+    });
+  });
+});
+
 describe('names', () => {
   it('lists every field an operation takes when given one it does not', () => {
     const takes = 'it takes Phone, Email, FullName, Address1, Zip';
