@@ -20,7 +20,7 @@ describe('when the service pushes back', () => {
     );
     expect(ran.code).toBe(0);
     expect(ran.stderr).toMatch(
-      /^Phone Lookup: \d+ rows written \(about \d+% of the file\), \d+ rows\/s, \d+ transactions; pace [\d.]+\/s, \d+ in flight \(a fixed number at a time, as set\)$/m,
+      /^Phone Lookup: \d+ rows written \(about \d+% of the file\), \d+ transactions, (about \d+s left|time left not known yet), \d+ rows\/s; pace [\d.]+\/s, \d+ in flight \(a fixed number at a time, as set\)$/m,
     );
     expect(ran.stdout).toMatch(/^Phone Lookup: in\.csv -> o\.csv$/m);
     for (const label of [
@@ -52,6 +52,19 @@ describe('when the service pushes back', () => {
     expect(ran.code).toBe(0);
     // 11 requests at 20 a second: the last one starts 500 ms after the first.
     expect(Date.now() - started).toBeGreaterThanOrEqual(480);
+  });
+
+  it('under --max-rate, the pace says it is held at the rate set, not "starting small" (issue 40)', async () => {
+    const dir = tempDir();
+    writeCsv(join(dir, 'in.csv'), [['phone'], ...Array.from({ length: 60 }, (_, i) => [phone(i)])]);
+    const ran = await runCli(
+      ['phone-lookup', '--in', 'in.csv', '--out', 'o.csv', '--max-rate', '20/s', '--progress-every', '1'],
+      { env, cwd: dir },
+    );
+    expect(ran.code).toBe(0);
+    const lines = ran.stderr.split('\n').filter((line) => line.startsWith('Phone Lookup: '));
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    expect(lines.at(-1)).toMatch(/paced at 20\/s \(held at the maximum rate you set\)$/);
   });
 
   it('stops sending when the key is refused, and exits with the auth code', async () => {

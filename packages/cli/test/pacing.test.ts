@@ -48,7 +48,7 @@ describe('--concurrency auto (the default)', () => {
     // 300 at 40/s with a burst of 40: about 6.5 s at best; well under 1.5 times that.
     expect(stats.answersPerSecond).toBeGreaterThanOrEqual(0.75 * 40);
     expect(stats.answersPerSecond).toBeLessThanOrEqual(48);
-    expect(ran.stderr).toMatch(/^Phone Lookup: .* transactions; pace [\d.]+\/s, \d+ in flight/m);
+    expect(ran.stderr).toMatch(/^Phone Lookup: .* transactions, .* rows\/s; pace [\d.]+\/s, \d+ in flight/m);
     expect(ran.stderr).toMatch(anyChange);
     expect(readRecords(join(dir, 'out.csv')).every((r) => r.status === 'ok')).toBe(true);
   });

@@ -175,6 +175,15 @@ describe('what the user sets', () => {
     const r = simulate(simService({ latencyMs: 800 }), 600, { maxRate: 20 });
     expect(rateBetween(r, 2000, 20_000)).toBeLessThanOrEqual(20.5);
     expect(rateBetween(r, 2000, 20_000)).toBeGreaterThanOrEqual(19);
+    // The reason shown is the cap the user set, not "starting small" (issue 40).
+    expect(r.pace.reading(10_000).change).toBe('capped');
+    expect(PACE_CHANGES.capped).toBe('held at the maximum rate you set');
+    // A cap far above what the run reaches is not what holds it.
+    const loose = simulate(simService({ latencyMs: 800 }), 200, { maxRate: 10_000 });
+    expect(loose.pace.reading(loose.endedAt).change).not.toBe('capped');
+    // A service that throttles under the cap is the reason, not the cap.
+    const throttled = simulate(simService({ rate: 10, latencyMs: 100 }), 400, { maxRate: 20 });
+    expect(throttled.pace.reading(throttled.endedAt).change).toBe('slower-throttled');
   });
 
   it('--max-concurrency caps the limit', () => {

@@ -117,8 +117,11 @@ async function bulkRun(
       spend.close();
       process.exit(EXIT.interrupted);
     }
+    // The bar stays as it stood (its share, not 100 %, and the pace before the stop) on a line of
+    // its own, and draws nothing more: what follows starts on a clean line (issue 40).
+    const onFreshLine = progress?.interrupt() === true;
     io.stderr.write(
-      `\nStopping: nothing more is sent; requests in flight get ${GRACE_MS / 1000} s to answer (press Ctrl-C again to quit at once).\n`,
+      `${onFreshLine ? '' : '\n'}Stopping: nothing more is sent; requests in flight get ${GRACE_MS / 1000} s to answer (press Ctrl-C again to quit at once).\n`,
     );
     controller.abort();
   };

@@ -6,6 +6,7 @@ export type PaceChange =
   | 'remembered'
   | 'fixed'
   | 'faster'
+  | 'capped'
   | 'slower-throttled'
   | 'slower-queueing'
   | 'slower-failing'
@@ -16,6 +17,7 @@ export const PACE_CHANGES: Readonly<Record<PaceChange, string>> = {
   remembered: 'starting from the pace of the last run against this service',
   fixed: 'a fixed number at a time, as set',
   faster: 'faster: answers keep coming in the same time',
+  capped: 'held at the maximum rate you set',
   'slower-throttled': 'slower: the service answered 429',
   'slower-queueing': 'slower: answers are taking longer (the service is queueing)',
   'slower-failing': 'slower: the service failed or timed out',

@@ -225,9 +225,23 @@ export class Pace {
       inFlight: this.inFlight,
       ratePerSecond: this.ratePerSecond,
       answersPerSecond: this.answers.countSince(now - this.windowMs()) / this.windowSeconds(now),
-      change: this.state.change,
+      change: this.isCapped(now) ? 'capped' : this.state.change,
       changedAt: this.state.changedAt,
     };
+  }
+
+  /**
+   * Whether the user's maximum rate is what holds the pace: requests go out at (nearly) that rate,
+   * nothing the service said has brought the rate under it, and the pace was only starting or
+   * growing. Then that is the reason to show ("held at the maximum rate you set"), not "starting
+   * small" (issue 40).
+   */
+  private isCapped(now: number): boolean {
+    const { rate, change } = this.state;
+    if (this.fixed !== undefined || this.maxRate === undefined) return false;
+    if (rate !== undefined && rate < this.maxRate) return false;
+    if (this.sendRate(now) < 0.8 * this.maxRate) return false;
+    return change === 'start' || change === 'remembered' || change === 'faster';
   }
 
   /**
