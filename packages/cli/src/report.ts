@@ -34,7 +34,7 @@ export function bulkReport(title: string, s: BulkSummary): string {
     );
   } else if (s.stopped) {
     const when = s.resumeAt ? ` after ${s.resumeAt} (when the service said to come back)` : '';
-    lines.push(`  stopped sending: ${stopText(s.stopped)}; run the same command again${when} to carry on`);
+    lines.push(`  stopped sending: ${stopText(s.stopped)}; ${carryOn(s, when)}`);
   }
   if (s.breakdown && s.breakdown.rows > 0) {
     lines.push('', 'What came back:', indent(breakdownText(printableLabels(s.breakdown), grouped)));
@@ -204,4 +204,15 @@ function fileRow(s: {
   if (layout.encoding === 'utf-8' && layout.delimiter === ',') return [];
   const bom = outputHasBom(layout) ? ' with a BOM' : '';
   return [['file', `${found}; output in UTF-8${bom}, same separator`]];
+}
+
+/**
+ * What to do to carry on after a stop. Stopped by its own --max-transactions, the same command
+ * buys at most as many again: to finish, the cap is raised, as the README says (issue 40).
+ */
+function carryOn(s: BulkSummary, when: string): string {
+  const ownCap = s.stopped === 'budget' && !('storeRefused' in s && s.storeRefused);
+  return ownCap
+    ? 'raise --max-transactions and run the same command again to carry on (the answers already bought come from the answer cache, free)'
+    : `run the same command again${when} to carry on`;
 }

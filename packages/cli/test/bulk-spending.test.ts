@@ -210,4 +210,20 @@ describe('spending', () => {
     expect(server.sandbox.transactions()).toBe(20);
     expect(readRecords(join(dir, 'out.csv')).every((r) => r.status === 'ok')).toBe(true);
   });
+
+  it('stopped at --max-transactions, the summary says to raise it, as the README does (issue 40)', async () => {
+    const dir = tempDir();
+    writeCsv(join(dir, 'in.csv'), [['phone'], ...Array.from({ length: 6 }, (_, i) => [phone(100 + i)])]);
+    const ran = await runCli(
+      ['phone-lookup', '--in', 'in.csv', '--out', 'out.csv', '--max-transactions', '2'],
+      {
+        env,
+        cwd: dir,
+      },
+    );
+    expect(ran.code).toBe(8);
+    expect(ran.stdout).toContain(
+      '  stopped sending: the --max-transactions budget is spent; raise --max-transactions and run the same command again to carry on (the answers already bought come from the answer cache, free)',
+    );
+  });
 });
