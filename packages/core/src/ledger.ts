@@ -10,7 +10,7 @@
 // The file is append-only and may be written by several processes at once, or torn by a crash:
 // reading skips any line that does not parse or does not have the shape, and counts it.
 import { OPERATIONS, type Operation, type OperationId } from './catalog.js';
-import { baseUrlOf, type Settings } from './settings.js';
+import { baseUrlOf, isLoopback, type Settings } from './settings.js';
 
 export const LEDGER_CLIENTS = ['cli', 'mcp', 'vscode', 'sheets', 'functions'] as const;
 export type LedgerClient = (typeof LEDGER_CLIENTS)[number];
@@ -199,6 +199,30 @@ export function originTotals(rows: readonly SpendRow[]): { origin: string; trans
   return [...totals.entries()]
     .sort(([a], [b]) => compare(a, b))
     .map(([origin, transactions]) => ({ origin, transactions }));
+}
+
+/**
+ * Whether an origin is a server on this machine (loopback: 127.x, localhost, [::1]): a sandbox, the
+ * embedded one (`http://127.0.0.1`) or one started on a port, which bills nothing. A real service
+ * is reached over HTTPS elsewhere; plain HTTP is allowed only on loopback, for the sandbox.
+ */
+export function isLocalOrigin(origin: string): boolean {
+  const host = URL_PARTS.exec(origin)?.[2];
+  return host !== undefined && isLoopback(host);
+}
+
+/**
+ * The grand totals of `rows`: what real services may bill, and what sandboxes on this machine
+ * counted (never added together).
+ */
+export function grandTotals(rows: readonly SpendRow[]): { billable: number; local: number } {
+  let billable = 0;
+  let local = 0;
+  for (const row of rows) {
+    if (isLocalOrigin(row.origin)) local += row.transactions;
+    else billable += row.transactions;
+  }
+  return { billable, local };
 }
 
 // By code unit, not locale: the same order in Node and Apps Script.

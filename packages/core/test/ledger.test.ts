@@ -2,6 +2,8 @@
 // torn and garbage lines, and totalled by UTC day or month per service origin and operation.
 import { describe, expect, it } from 'vitest';
 import {
+  grandTotals,
+  isLocalOrigin,
   type LedgerEntry,
   ledgerLine,
   ledgerOrigin,
@@ -180,6 +182,17 @@ describe('spendTotals', () => {
       { origin: SANDBOX, transactions: 286 },
       { origin: REAL, transactions: 12 },
     ]);
+  });
+
+  it('tells sandboxes on this machine (any port) from real services, and totals each kind (issue 40)', () => {
+    for (const local of [SANDBOX, 'http://127.0.0.1:8787', 'http://localhost:9000', 'https://[::1]:8443'])
+      expect(isLocalOrigin(local), local).toBe(true);
+    for (const real of [REAL, 'https://api.example.com:8443', 'https://127.example.com'])
+      expect(isLocalOrigin(real), real).toBe(false);
+    const rows = spendTotals([...entries, entry({ origin: 'http://127.0.0.1:8787', count: 4 })], {
+      by: 'month',
+    });
+    expect(grandTotals(rows)).toEqual({ billable: 12, local: 290 });
   });
 });
 
