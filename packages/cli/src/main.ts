@@ -9,6 +9,7 @@ import type { BulkIo } from './commands/bulk.js';
 import { buildProgram } from './commands/program.js';
 import { CommandError, EXIT } from './exit-codes.js';
 import { keyScrubber, type Scrub, terminalStream } from './scrub-io.js';
+import { storeSecrets } from './shared-store.js';
 
 export { CACHE_FILE } from '@enrich/bulk';
 
@@ -36,10 +37,14 @@ export async function main(argv: readonly string[], given: Io = processIo()): Pr
 }
 
 async function run(argv: readonly string[], given: Io, scrub: Scrub): Promise<number> {
+  // The shared store's password (--store, ENRICH_STORE) is hidden too, from the first line printed:
+  // on the terminal only, never in the user's data (shared-store.ts).
+  const hidden = keyScrubber(storeSecrets(argv, given.env));
+  const shown = (text: string) => hidden(scrub(text));
   const io: Io = {
     ...given,
-    stdout: terminalStream(given.stdout, scrub),
-    stderr: terminalStream(given.stderr, scrub),
+    stdout: terminalStream(given.stdout, shown),
+    stderr: terminalStream(given.stderr, shown),
     onSecret: (secret) => scrub.add(secret),
   };
   let exitCode: number = EXIT.ok;

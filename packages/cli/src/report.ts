@@ -7,6 +7,14 @@ export function bulkReport(title: string, s: BulkSummary): string {
   const rows: [string, string][] = [
     ['rows', grouped(s.rows)],
     ['distinct requests', `${grouped(s.distinct)} (${grouped(s.fromCache)} answered from the cache)`],
+    ...(s.store === undefined
+      ? []
+      : [
+          ['from the shared store', `${grouped(s.fromStore)} (bought by another client: free)`] as [
+            string,
+            string,
+          ],
+        ]),
     ['transactions spent', grouped(s.transactions)],
     ['ok', grouped(s.ok)],
     ['no match', grouped(s.noMatch)],
@@ -28,13 +36,15 @@ export function bulkReport(title: string, s: BulkSummary): string {
   const lines = [`${title}: ${s.input} -> ${s.output}`, indent(twoColumns(rows))];
   lines.push(...examples(s.invalidExamples));
   lines.push(`  answer cache: ${s.cache}`);
+  if (s.store !== undefined) lines.push(`  shared answer store: ${s.store}`);
   if (s.inputError) {
     lines.push(
       `  stopped sending: ${s.inputError}. The answers that arrived are in the answer cache: mend the file and run the same command again; nothing is bought twice`,
     );
   } else if (s.stopped) {
     const when = s.resumeAt ? ` after ${s.resumeAt} (when the service said to come back)` : '';
-    lines.push(`  stopped sending: ${stopText(s.stopped)}; ${carryOn(s, when)}`);
+    const why = s.storeError ?? (s.storeRefused ? STORE_BUDGET_SPENT : stopText(s.stopped));
+    lines.push(`  stopped sending: ${why}; ${carryOn(s, when)}`);
   }
   if (s.breakdown && s.breakdown.rows > 0) {
     lines.push('', 'What came back:', indent(breakdownText(printableLabels(s.breakdown), grouped)));
@@ -121,6 +131,9 @@ export function dryRunReport(title: string, s: BulkPlan, budget: number | undefi
         ? `${grouped(s.cached)} (${grouped(s.unreadable)} paid, unreadable)`
         : grouped(s.cached),
     ],
+    ...(s.store === undefined
+      ? []
+      : [['in the shared store', `${grouped(s.inStore)} (free)`] as [string, string]]),
     ['transactions to spend', grouped(s.transactions)],
     ...fileRow(s),
   ];
@@ -134,9 +147,11 @@ export function dryRunReport(title: string, s: BulkPlan, budget: number | undefi
     ...examples(s.invalidExamples),
     `  answer cache: ${s.cache}`,
   ];
-  if (budget !== undefined && s.distinct - s.cached > budget) {
+  if (s.store !== undefined) lines.push(`  shared answer store: ${s.store}`);
+  const toBuy = s.distinct - s.cached - s.inStore;
+  if (budget !== undefined && toBuy > budget) {
     lines.push(
-      `  --max-transactions ${grouped(budget)} would stop the run before ${grouped(s.distinct - s.cached - budget)} of them`,
+      `  --max-transactions ${grouped(budget)} would stop the run before ${grouped(toBuy - budget)} of them`,
     );
   }
   return lines.join('\n');
@@ -149,6 +164,9 @@ function examples(list: readonly { row: number; message: string }[]): string[] {
     ...list.map((e) => `    row ${e.row}: ${printable(e.message)}`),
   ];
 }
+
+const STORE_BUDGET_SPENT =
+  "the shared answer store's budget is spent (its cap per month, --max-transactions-per-month): nothing more was sent";
 
 function stopText(reason: string): string {
   switch (reason) {

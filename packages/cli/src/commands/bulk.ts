@@ -14,6 +14,7 @@ import {
   LEDGER_ENV,
   PACE_FILE,
   planBulk,
+  type StoreFront,
 } from '@enrich/bulk';
 import { type Operation, outputColumns, STOP_REASONS } from '@enrich/core';
 import { isBrokenPipe } from '../broken-pipe.js';
@@ -24,6 +25,7 @@ import { barProgress, lineProgress, type ProgressReporter } from '../progress.js
 import { bulkNotes, bulkReport, dryRunReport } from '../report.js';
 import { runWithProgress } from '../run-with-progress.js';
 import { ownControls, type Scrub } from '../scrub-io.js';
+import { closeStore, monthlyCap, openSharedStore, storeUrl } from '../shared-store.js';
 import { cliLedger, spendRecorder } from '../spend-ledger.js';
 import { jsonText } from '../terminal-text.js';
 import { type OperationFlags, retryPolicyOf } from './operation.js';
@@ -45,11 +47,26 @@ export async function bulkAction(
   io: BulkIo,
   scrub: Scrub,
 ): Promise<ExitCode> {
-  const pipes = await Pipes.open(inFlag, flags.out, () => defaultOutputPath(inFlag, op), io);
+  // The shared answer store, if one is given: checked and opened before any file is touched.
+  const url = storeUrl(flags, io.env);
+  const cap = monthlyCap(flags, io.env, url);
+  const shared =
+    url === undefined
+      ? undefined
+      : await openSharedStore(url, {
+          namespace: answerNamespace(op, flags, io.env),
+          maxAgeMs: flags.maxAge,
+          maxTransactionsPerMonth: cap,
+        });
   try {
-    return await bulkRun(op, flags, pipes, io, scrub);
+    const pipes = await Pipes.open(inFlag, flags.out, () => defaultOutputPath(inFlag, op), io);
+    try {
+      return await bulkRun(op, flags, pipes, io, scrub, shared);
+    } finally {
+      pipes.close();
+    }
   } finally {
-    pipes.close();
+    await closeStore(shared, io.stderr, 'the answer cache');
   }
 }
 
@@ -59,6 +76,7 @@ async function bulkRun(
   pipes: Pipes,
   io: BulkIo,
   scrub: Scrub,
+  shared: StoreFront | undefined,
 ): Promise<ExitCode> {
   const { inPath, outPath } = pipes;
   // With --out -, the answer cache is in the working folder (the output's is a temporary one).
@@ -85,6 +103,7 @@ async function bulkRun(
     overrides: flags.map,
     layout: { encoding: flags.encoding, delimiter: flags.delimiter, sheet: flags.sheet },
     retryUnreadable: flags.retryUnreadable === true,
+    sharedStore: shared,
     display: (path: string) =>
       pipes.name(path, (shown) => {
         const near = relative(io.cwd, shown);

@@ -21,8 +21,16 @@ import { createFetchTransport } from '@enrich/core/fetch-transport';
 import { answerNamespace, type ConnectIo, type ConnectionFlags, connect, endpoints } from '../connection.js';
 import { EXIT, type ExitCode, exitCodeFor } from '../exit-codes.js';
 import type { Scrub } from '../scrub-io.js';
+import {
+  closeStore,
+  monthlyCap,
+  openSharedStore,
+  type OpenOptions as SharedStoreOptions,
+  storeUrl,
+} from '../shared-store.js';
 import { recordSpend } from '../spend-ledger.js';
 import { jsonText, printable, twoColumns } from '../terminal-text.js';
+import { buyThroughStore, type StoreBought } from './one-off-store.js';
 import { type OperationFlags, retryPolicyOf } from './operation.js';
 
 interface OneOffOptions {
@@ -38,6 +46,8 @@ interface OneOffOptions {
   readonly cache: AnswerStoreOptions | undefined;
   /** Ask again when the cached answer is paid-unreadable. */
   readonly retryUnreadable?: boolean;
+  /** The shared answer store (--store / ENRICH_STORE), opened once the input is known to be valid. */
+  readonly shared: { readonly url: string; readonly options: SharedStoreOptions } | undefined;
   readonly io: ConnectIo & { readonly stdout: NodeJS.WritableStream; readonly cwd: string };
 }
 
@@ -59,8 +69,16 @@ export function oneOffAction(
         maxAgeMs: flags.maxAge,
       }
     : undefined;
+  const url = storeUrl(flags, io.env);
+  const cap = monthlyCap(flags, io.env, url);
+  const namespace = answerNamespace(op, connection, io.env);
+  const shared =
+    url === undefined
+      ? undefined
+      : { url, options: { namespace, maxAgeMs: flags.maxAge, maxTransactionsPerMonth: cap } };
   return runOneOff({
     op,
+    shared,
     input,
     connection,
     json: flags.json === true,
@@ -97,9 +115,18 @@ async function runOneOff(options: OneOffOptions): Promise<ExitCode> {
       io.stderr.write(`From the answer cache ${store?.path}: no transaction spent.\n`);
       return printOutcome(options, checked.input, cached);
     }
-    const outcome = await call(options, checked.input);
-    if (isPaid(outcome)) recordSpend(io, op, endpoints(options.connection, io.env));
-    if (store && isPaid(outcome) && !(await store.put(key, outcome))) {
+    const bought = await buy(options, checked.input, key);
+    if (bought.kind === 'refused') {
+      if (json) print(jsonText({ operation: op.id, outcome: 'budget', message: bought.message }));
+      else io.stderr.write(`${bought.message}\n`);
+      return EXIT.budget;
+    }
+    const { outcome } = bought;
+    if (bought.kind === 'unkept') io.stderr.write(`${bought.message}\n`);
+    const fromStore = bought.kind === 'answer' && bought.fromStore;
+    if (fromStore) io.stderr.write(`From the shared answer store (${bought.where}): no transaction spent.\n`);
+    else if (isPaid(outcome)) recordSpend(io, op, endpoints(options.connection, io.env));
+    if (store && (fromStore || isPaid(outcome)) && !(await store.put(key, outcome))) {
       // The answer is paid for: print it anyway, save it where possible, and say where it went.
       const saved = store.saveUnsaved();
       const where =
@@ -115,6 +142,19 @@ async function runOneOff(options: OneOffOptions): Promise<ExitCode> {
     return printOutcome(options, checked.input, outcome);
   } finally {
     store?.close();
+  }
+}
+
+/** The call, through the shared store when there is one (one-off-store.ts); the store is closed after. */
+async function buy(options: OneOffOptions, input: CleanInput, key: string): Promise<StoreBought> {
+  if (!options.shared) {
+    return { kind: 'answer', outcome: await call(options, input), fromStore: false, where: '' };
+  }
+  const shared = await openSharedStore(options.shared.url, options.shared.options);
+  try {
+    return await buyThroughStore(shared, options.op, key, () => call(options, input));
+  } finally {
+    await closeStore(shared, options.io.stderr);
   }
 }
 

@@ -2,7 +2,7 @@
 // call, `enrich phone-lookup --in leads.csv` for a bulk run. Every option's value is parsed (and
 // refused with the flag's name) by its own parser, so the actions receive numbers and maps.
 
-import { CACHE_FILE, type CsvDelimiter, type CsvEncoding } from '@enrich/bulk';
+import { CACHE_FILE, type CsvDelimiter, type CsvEncoding, STORE_ENV } from '@enrich/bulk';
 import {
   DEFAULT_MAX_CONCURRENCY,
   DEFAULT_MAX_RETRY_AFTER_MS,
@@ -22,6 +22,7 @@ import {
   parseTimeout,
   parseWhole,
 } from '../options.js';
+import { MAX_PER_MONTH_ENV } from '../shared-store.js';
 import { type ChosenColumns, chosenColumns } from './columns.js';
 import { FieldOption, flagOf } from './field-option.js';
 
@@ -59,6 +60,10 @@ export interface OperationFlags {
   readonly sandbox?: boolean;
   readonly baseUrl?: string;
   readonly baseUrlV3?: string;
+  /** --store: the shared answer store's URL (else ENRICH_STORE; see shared-store.ts). */
+  readonly store?: string;
+  /** The shared store's cap per UTC month, across every client and instance. */
+  readonly maxTransactionsPerMonth?: number;
 }
 
 /** Core's retry policy with the command's --max-attempts and --max-retry-after. */
@@ -118,6 +123,16 @@ export function addOperationCommand(program: Command, op: Operation, action: Ope
     )
     .option('--sheet <name>', "a workbook's sheet to read (default: the first)")
     .option('--cache <file>', `answer cache (default: ${CACHE_FILE} beside the output)`)
+    .option(
+      '--store <url>',
+      `shared answer store, postgres://user:password@host:5432/db (or ${STORE_ENV}): a team pays once per person`,
+    )
+    .addOption(
+      new Option(
+        '--max-transactions-per-month <n>',
+        `with --store: the store's cap per UTC month, every client counted (or ${MAX_PER_MONTH_ENV})`,
+      ).argParser(whole('--max-transactions-per-month', 0)),
+    )
     .addOption(
       new Option('--max-age <duration>', 'reuse cached answers this fresh: 30d, 12h, forever')
         .argParser((text) => parseDuration(text, '--max-age'))

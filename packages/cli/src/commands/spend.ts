@@ -4,12 +4,24 @@
 //
 // Periods are UTC because providers invoice by UTC; each service is totalled apart (the embedded
 // sandbox, which bills nothing, is never added to a real service's spend).
-import { LEDGER_ENV, LedgerNotAFile, SANDBOX_ORIGIN } from '@enrich/bulk';
-import { originTotals, type SpendPeriod, type SpendRow, sinceProblem, spendTotals } from '@enrich/core';
+//
+// With --store, the shared answer store's spend table instead (spend-store.ts): what every client and
+// instance of the team spent through it, per month, service and operation.
+import { LEDGER_ENV, LedgerNotAFile, SANDBOX_NAMESPACE, STORE_ENV } from '@enrich/bulk';
+import {
+  grandTotals,
+  isLocalOrigin,
+  originTotals,
+  type SpendPeriod,
+  type SpendRow,
+  sinceProblem,
+  spendTotals,
+} from '@enrich/core';
 import { type Command, Option } from 'commander';
 import { CommandError, EXIT, type ExitCode } from '../exit-codes.js';
 import { cliLedger } from '../spend-ledger.js';
 import { grouped, jsonText, printable } from '../terminal-text.js';
+import { storeSpendAction } from './spend-store.js';
 
 export interface SpendIo {
   readonly stdout: NodeJS.WritableStream;
@@ -17,11 +29,13 @@ export interface SpendIo {
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 
-interface SpendFlags {
+export interface SpendFlags {
   readonly by: SpendPeriod;
   readonly since?: string;
   readonly json?: boolean;
   readonly csv?: boolean;
+  /** --store [url]: the shared store's spend table (the URL of ENRICH_STORE when none is given). */
+  readonly store?: string | true;
 }
 
 /** Adds `enrich spend` to `program`; `done` receives the exit code. */
@@ -47,7 +61,13 @@ export function addSpendCommand(program: Command, io: SpendIo, done: (code: Exit
     )
     .addOption(new Option('--json', 'print the rows and totals as JSON').conflicts('csv'))
     .option('--csv', 'print the rows as CSV: period,origin,operation,transactions')
-    .action((flags: SpendFlags) => done(spendAction(flags, io)));
+    .option(
+      '--store [url]',
+      `the shared answer store's spend table instead (every client of the team; per month): its URL, or ${STORE_ENV}'s`,
+    )
+    .action(async (flags: SpendFlags) =>
+      done(flags.store === undefined ? spendAction(flags, io) : await storeSpendAction(flags, io)),
+    );
 }
 
 function spendAction(flags: SpendFlags, io: SpendIo): ExitCode {
@@ -80,6 +100,7 @@ function spendAction(flags: SpendFlags, io: SpendIo): ExitCode {
         rows,
         totals,
         transactions: totals.reduce((sum, t) => sum + t.transactions, 0),
+        ...grandTotals(rows),
         skipped: read.skipped,
       })}\n`,
     );
@@ -115,15 +136,21 @@ function spendAction(flags: SpendFlags, io: SpendIo): ExitCode {
 }
 
 /** The rows, then a total line per service (never one sum of them all: a sandbox bills nothing). */
-function table(rows: readonly SpendRow[], totals: ReturnType<typeof originTotals>): string {
+export function table(
+  rows: readonly SpendRow[],
+  totals: ReturnType<typeof originTotals>,
+  header = ['period', 'origin', 'operation', 'transactions'],
+): string {
   const cells = [
-    ['period', 'origin', 'operation', 'transactions'],
+    header,
     ...rows.map((r) => [r.period, printable(r.origin), r.operation, grouped(r.transactions)]),
     ...totals.map((t) => ['total', printable(t.origin), '', grouped(t.transactions)]),
+    ...grand(rows).cells,
   ];
   const notes = [
     ...cells.slice(0, 1 + rows.length).map(() => ''),
-    ...totals.map((t) => (t.origin === SANDBOX_ORIGIN ? '  (the embedded sandbox: nothing billed)' : '')),
+    ...totals.map((t) => (isLocalOrigin(t.origin) || t.origin === SANDBOX_NAMESPACE ? LOCAL_NOTE : '')),
+    ...grand(rows).notes,
   ];
   const widths = [0, 1, 2, 3].map((i) => Math.max(...cells.map((row) => (row[i] ?? '').length)));
   const line = (row: readonly string[], i: number) =>
@@ -141,4 +168,22 @@ function notAFile(error: LedgerNotAFile, env: SpendIo['env']): string {
     return `${LEDGER_ENV}=${error.path} names ${error.kind}, not a regular file: ${rule}. Set ${LEDGER_ENV} to a file's path, or unset it for the default ledger in your data folder.`;
   }
   return `${error.message}: ${rule}. Move it aside, or set ${LEDGER_ENV} to a file's path.`;
+}
+
+/** Beside a sandbox's total: a server on this machine (core's isLocalOrigin) bills nothing. */
+const LOCAL_NOTE = '  (a sandbox on this machine: nothing billed)';
+
+/**
+ * The grand totals under the per-service ones, and their notes: what real services may bill, and
+ * what sandboxes on this machine counted, never added together (issue 40).
+ */
+function grand(rows: readonly SpendRow[]): { cells: string[][]; notes: string[] } {
+  const { billable, local } = grandTotals(rows);
+  const cells = [['total', 'all real services', '', grouped(billable)]];
+  const notes = ['  (what may be billed)'];
+  if (local > 0) {
+    cells.push(['total', 'all sandboxes', '', grouped(local)]);
+    notes.push('  (nothing billed)');
+  }
+  return { cells, notes };
 }

@@ -1,0 +1,89 @@
+// `enrich spend --store [url]`: the shared answer store's spend table (bulk's store front): what
+// every client and instance of the team spent through the store, per UTC month, service and
+// operation, with a total per service. The store counts a transaction when it is reserved and gives
+// it back when the call was not paid, so the table is what was bought (or may have been: a request
+// sent whole that got no answer). The local ledger (`enrich spend`) is this machine's record.
+import { STORE_ENV, type SpendRow as StoreSpendRow } from '@enrich/bulk';
+import { type OperationId, originTotals, type SpendRow } from '@enrich/core';
+import { CommandError, EXIT, type ExitCode } from '../exit-codes.js';
+import { closeStore, openSharedStore, storeUrl } from '../shared-store.js';
+import { jsonText } from '../terminal-text.js';
+import { type SpendFlags, type SpendIo, table } from './spend.js';
+
+export async function storeSpendAction(flags: SpendFlags, io: SpendIo): Promise<ExitCode> {
+  if (flags.by !== 'month') {
+    throw new CommandError(
+      '--store reads the shared store, which counts by month: leave out --by day',
+      EXIT.usage,
+    );
+  }
+  if (flags.since !== undefined && flags.since.length !== 7) {
+    throw new CommandError(
+      'with --store, --since takes a month (YYYY-MM): the store counts by month',
+      EXIT.usage,
+    );
+  }
+  const url = storeUrl({ store: flags.store === undefined ? true : flags.store }, io.env);
+  if (url === undefined) throw new CommandError(`--store needs a URL, or ${STORE_ENV} set`, EXIT.usage);
+  // A front serves one namespace for its answers; the spend table it reads is every namespace's.
+  const store = await openSharedStore(url, { namespace: 'enrich spend', maxAgeMs: 0 });
+  let kept: StoreSpendRow[];
+  try {
+    kept = await store.spend();
+  } catch (error) {
+    throw new CommandError(
+      `the shared answer store's spend could not be read: ${(error as Error).message}`,
+      EXIT.storage,
+    );
+  } finally {
+    await closeStore(store, io.stderr);
+  }
+  const rows: SpendRow[] = kept
+    .filter((row) => flags.since === undefined || row.month >= flags.since)
+    .map((row) => ({
+      period: row.month,
+      origin: row.namespace,
+      operation: row.operation as OperationId,
+      transactions: row.transactions,
+    }));
+  const totals = originTotals(rows);
+  const transactions = totals.reduce((sum, t) => sum + t.transactions, 0);
+  if (flags.json) {
+    const json = {
+      store: store.where,
+      timeZone: 'UTC',
+      by: 'month',
+      since: flags.since ?? null,
+      rows,
+      totals,
+      transactions,
+    };
+    io.stdout.write(`${jsonText(json)}\n`);
+    return EXIT.ok;
+  }
+  if (flags.csv) {
+    const lines = [
+      'month,service,operation,transactions',
+      ...rows.map((r) => [r.period, r.origin, r.operation, r.transactions].join(',')),
+    ];
+    io.stdout.write(`${lines.join('\n')}\n`);
+    io.stderr.write(`From the shared answer store ${store.where}; months in UTC.\n`);
+    return EXIT.ok;
+  }
+  const lines = [`Shared answer store: ${store.where}`];
+  if (rows.length === 0) {
+    lines.push(
+      flags.since
+        ? `No transactions are recorded since ${flags.since}.`
+        : 'No transactions are recorded yet.',
+    );
+  } else {
+    lines.push(
+      `Transactions by month (UTC), per service and operation, every client of the store${flags.since ? `, since ${flags.since}` : ''}:`,
+      '',
+      table(rows, totals, ['month', 'service', 'operation', 'transactions']),
+    );
+  }
+  io.stdout.write(`${lines.join('\n')}\n`);
+  return EXIT.ok;
+}
