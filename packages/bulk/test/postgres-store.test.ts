@@ -56,7 +56,7 @@ describe('claims across instances', () => {
     ];
     expect(count).toBe(keys.length);
     expect(await sql(`SELECT * FROM ${schema}.claims`)).toEqual([]);
-  });
+  }, 30_000);
 
   it('a second instance waits for the holder; a release lets it buy', async () => {
     const schema = freshSchema();
@@ -141,7 +141,7 @@ describe('the schema', () => {
     const schema = freshSchema();
     await Promise.all(Array.from({ length: 6 }, () => openFront(at.cluster, { schema, poolSize: 2 })));
     expect(await sql(`SELECT version FROM ${schema}.schema_version`)).toEqual([{ version: 1 }]);
-  });
+  }, 30_000);
 
   it('refuses a store newer than this build', async () => {
     const schema = freshSchema();
@@ -177,7 +177,7 @@ describe('money across instances', () => {
     ]);
     await fronts[1]?.refund({ operation: 'phone-lookup', count: 3 });
     expect(await fronts[2]?.reserve({ operation: 'phone-lookup', count: 10 })).toBe(3);
-  });
+  }, 30_000);
 
   it("a query's budget holds across instances; other queries and the cap are apart", async () => {
     const schema = freshSchema();
@@ -195,7 +195,7 @@ describe('money across instances', () => {
     expect(
       await fronts[0]?.reserve({ operation: 'email-verify', count: 5, query: { id: 'bquxjob_2', limit: 5 } }),
     ).toBe(5);
-  });
+  }, 30_000);
 
   it('records every purchase per month, namespace and operation; a refund gives back', async () => {
     const schema = freshSchema();
