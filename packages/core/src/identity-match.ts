@@ -15,11 +15,13 @@
 // Runs in linear time in the text for phones and e-mails; names cost a pass over the text's words.
 import { canonicalWords, type Identity } from './identity.js';
 
-const PHONE_RUN = /[0-9][0-9\s().+/-]*[0-9]/g;
 const LOCAL_CHAR = /[A-Za-z0-9!#$%&'*+/=?^_`{|}~.\-\u0080-\uffff]/;
 const DOMAIN_CHAR = /[A-Za-z0-9.\-\u0080-\uffff]/;
 // Characters after which the rest of a local part may be the address itself ("?email=jane@...").
 const LOCAL_RESTART = /[=/&?'|{}`~^!#$%*]/;
+// Ten digits at least, with formatting between: shorter runs (a house number, a ZIP) are not looked at.
+const PHONE_RUN = /[0-9][0-9\s().+/-]{8,}[0-9]/g;
+const DIGITS = /^[0-9]+$/;
 const ESCAPE = /\\u([0-9a-fA-F]{4})/g;
 
 export class IdentityMatcher {
@@ -68,16 +70,21 @@ export class IdentityMatcher {
 
   private findPhone(text: string): Identity | undefined {
     if (this.phones.size === 0) return undefined;
-    for (const match of text.matchAll(PHONE_RUN)) {
+    PHONE_RUN.lastIndex = 0;
+    for (let match = PHONE_RUN.exec(text); match !== null; match = PHONE_RUN.exec(text)) {
       const run = match[0];
-      if (run.length < 10) continue;
+      // Digits alone (the common case: a key, a timestamp) are one group: the whole run or nothing.
+      if (DIGITS.test(run)) {
+        const ten = run.length === 10 ? run : run.length === 11 && run[0] === '1' ? run.slice(1) : undefined;
+        if (ten !== undefined && this.phones.has(ten)) return this.byValue.get(`phone:${ten}`);
+        continue;
+      }
       let digits = '';
       const starts = new Set<number>([0]);
       for (const ch of run) {
         if (ch >= '0' && ch <= '9') digits += ch;
         else starts.add(digits.length);
       }
-      if (digits.length < 10) continue;
       starts.add(digits.length);
       for (const start of starts) {
         if (starts.has(start + 10) && this.phones.has(digits.slice(start, start + 10))) {

@@ -1,0 +1,139 @@
+// A file replaced whole and crash-safe (issue 38): the new content is written aside, beside the
+// file, under a private name; synced; renamed over the file (atomic on one file system); and the
+// folder synced, so that the rename itself survives a power cut. A crash at any moment leaves the
+// old file or the new one, never a mix; what it may leave is the aside file, which the next rewrite
+// of the same file deletes (removeAbandoned) once its writer is gone. An aside file only ever holds
+// what is kept, never what was removed.
+import { randomUUID } from 'node:crypto';
+import {
+  closeSync,
+  fdatasyncSync,
+  fsyncSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { isRunning } from '../file-lock.js';
+
+const CHUNK = 1 << 20;
+const ASIDE = /\.aside-(\d+)-[0-9a-f]{8}\.tmp$/;
+
+export class AsideFile {
+  readonly temp: string;
+  private readonly fd: number;
+  private buffer = Buffer.allocUnsafe(CHUNK);
+  private used = 0;
+  private done = false;
+
+  /** Starts the new content of `path` (which need not exist yet). */
+  constructor(readonly path: string) {
+    this.temp = `${path}.aside-${process.pid}-${randomUUID().slice(0, 8)}.tmp`;
+    this.fd = openSync(this.temp, 'wx', 0o600);
+  }
+
+  /** Appends bytes as they are (a line copied from the old file). */
+  writeBytes(bytes: Buffer): void {
+    if (this.used + bytes.length > this.buffer.length) this.flush();
+    if (bytes.length > this.buffer.length) {
+      writeAllSync(this.fd, bytes);
+      return;
+    }
+    bytes.copy(this.buffer, this.used);
+    this.used += bytes.length;
+  }
+
+  write(text: string): void {
+    const bytes = Buffer.byteLength(text);
+    if (this.used + bytes > this.buffer.length) this.flush();
+    if (bytes > this.buffer.length) {
+      writeAllSync(this.fd, Buffer.from(text));
+      return;
+    }
+    this.used += this.buffer.write(text, this.used);
+  }
+
+  /** Syncs the new content and renames it over the file, then syncs the folder. */
+  commit(): void {
+    this.flush();
+    fdatasyncSync(this.fd);
+    closeSync(this.fd);
+    this.done = true;
+    renameSync(this.temp, this.path);
+    syncFolder(dirname(this.path));
+  }
+
+  /** Leaves the file as it was (the new content is deleted). */
+  abandon(): void {
+    if (this.done) return;
+    this.done = true;
+    closeSync(this.fd);
+    try {
+      unlinkSync(this.temp);
+    } catch {
+      // Already gone.
+    }
+  }
+
+  private flush(): void {
+    if (this.used === 0) return;
+    writeAllSync(this.fd, this.buffer.subarray(0, this.used));
+    this.buffer = Buffer.allocUnsafe(CHUNK);
+    this.used = 0;
+  }
+}
+
+/** Writes `text` as the whole new content of `path`, crash-safe. */
+export function replaceFile(path: string, text: string): void {
+  const aside = new AsideFile(path);
+  try {
+    aside.write(text);
+    aside.commit();
+  } catch (error) {
+    aside.abandon();
+    throw error;
+  }
+}
+
+/** Deletes aside files of `path` whose writer is gone (killed mid-rewrite); returns how many. */
+export function removeAbandoned(path: string): number {
+  let names: string[];
+  try {
+    names = readdirSync(dirname(path));
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  const stem = basename(path);
+  for (const name of names) {
+    const pid = name.startsWith(`${stem}.`) ? ASIDE.exec(name.slice(stem.length))?.[1] : undefined;
+    if (pid === undefined || isRunning({ pid: Number(pid), start: undefined })) continue;
+    try {
+      unlinkSync(join(dirname(path), name));
+      removed++;
+    } catch {
+      // Removed by another rewrite meanwhile.
+    }
+  }
+  return removed;
+}
+
+function writeAllSync(fd: number, buffer: Buffer): void {
+  let done = 0;
+  while (done < buffer.length) done += writeSync(fd, buffer, done, buffer.length - done);
+}
+
+/** fsync of a folder: makes a rename in it durable (a no-op where folders cannot be opened). */
+function syncFolder(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch {
+    // Windows cannot open a folder; its renames are durable on their own terms.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
