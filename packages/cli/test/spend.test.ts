@@ -5,7 +5,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { readLedger } from '@enrich/core';
+import { ledgerLine, readLedger } from '@enrich/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CLI_DIR, phone, tempDir, writeCsv } from './helpers.js';
 import { startHostile } from './hostile-servers.js';
@@ -167,6 +167,14 @@ describe('enrich spend', () => {
     expect(table.stdout).toContain('by month (UTC)');
     expect(table.stdout).toMatch(new RegExp(`${month} +${origin} +phone-lookup +${spent}\\n`));
     expect(table.stdout).toMatch(new RegExp(`total +${origin} +${spent}`));
+    // A sandbox started on a port is a sandbox too, and the grand totals keep it apart (issue 40).
+    expect(table.stdout).toMatch(
+      new RegExp(
+        `total +${origin.replaceAll('.', '\\.')} +${spent}  \\(a sandbox on this machine: nothing billed\\)\n`,
+      ),
+    );
+    expect(table.stdout).toMatch(/\ntotal +all real services +0 {2}\(what may be billed\)\n/);
+    expect(table.stdout).toMatch(new RegExp(`\ntotal +all sandboxes +${spent}  \\(nothing billed\\)\n`));
 
     const csv = await enrich(['spend', '--csv', '--by', 'day'], { env: w.env, cwd: w.dir });
     expect(csv.stdout).toBe(
@@ -192,6 +200,14 @@ describe('enrich spend', () => {
     expect(await spend(w)).toMatchObject({ transactions: spent + more, skipped: 1 });
     const said = await enrich(['spend'], { env: w.env, cwd: w.dir });
     expect(said.stdout).toContain('1 unreadable line was skipped');
+    // A real service's spend: in the billable grand total, never added to the sandboxes'.
+    appendFileSync(
+      w.ledger,
+      `\n${ledgerLine({ v: 1, at: new Date().toISOString(), operation: 'email-verify', origin: 'https://api.tdg1.io', client: 'cli', run: 'a1b2c3d4e5f6a7b8', count: 7 })}`,
+    );
+    expect(await spend(w)).toMatchObject({ billable: 7, local: spent + more });
+    const both = await enrich(['spend'], { env: w.env, cwd: w.dir });
+    expect(both.stdout).toMatch(/\ntotal +all real services +7 {2}\(what may be billed\)\n/);
   }, 60_000);
 
   it('a key check the service bills (200 to the empty request) is recorded', async () => {
