@@ -2,6 +2,7 @@
 // through which it follows and stops the run.
 import type { Operation } from '@enrich/core';
 import type { BulkProgress } from './progress.js';
+import type { Refuse } from './row-planner.js';
 import type { SourceChoice } from './row-source.js';
 import type { SenderOptions } from './sender.js';
 import type { StoreFront } from './store/store-front.js';
@@ -57,6 +58,12 @@ export interface BulkOptions {
    * (store-claims.ts).
    */
   readonly sharedStore?: StoreFront | undefined;
+  /**
+   * Requests not to send: a person forgotten at their request (core's SuppressionCheck.refusal, the
+   * user's list and the shared store's). Their rows are invalid with the reason; nothing is sent
+   * for them and nothing kept, even when the journal still holds their answer.
+   */
+  readonly refuse?: Refuse | undefined;
 }
 
 export interface BulkHooks {

@@ -8,7 +8,7 @@ import { AnswerStore } from './answer-store.js';
 import type { CsvLayout } from './csv-layout.js';
 import type { FileKind } from './file-kind.js';
 import { openSource } from './open-source.js';
-import { mapInput, rowPlanner } from './row-planner.js';
+import { mapInput, type Refuse, rowPlanner } from './row-planner.js';
 import { isUnreadable } from './row-result.js';
 import type { SourceChoice } from './row-source.js';
 import type { StoreFront } from './store/store-front.js';
@@ -33,6 +33,8 @@ export interface PlanOptions {
   readonly display?: (path: string) => string;
   /** The shared answer store of the run (opened for this namespace by the client), if any. */
   readonly sharedStore?: StoreFront | undefined;
+  /** Requests not to send (people forgotten: core's SuppressionCheck): their rows are invalid. */
+  readonly refuse?: Refuse | undefined;
 }
 
 export interface BulkPlan {
@@ -71,7 +73,7 @@ export async function planBulk(options: PlanOptions): Promise<BulkPlan> {
   try {
     const mapped = mapInput(op, options.inPath, input.header, options.overrides);
     fields = mapped.fields;
-    plan = rowPlanner(op, input.header, mapped);
+    plan = rowPlanner(op, input.header, mapped, options.refuse);
   } catch (error) {
     input.close();
     throw error;

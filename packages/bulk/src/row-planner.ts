@@ -44,8 +44,24 @@ export type PlannedRow =
     }
   | { readonly kind: 'request'; readonly key: string; readonly input: CleanInput };
 
+/**
+ * Why a valid request must not be sent, or undefined: a person forgotten at their request (core's
+ * SuppressionCheck.refusal). Its rows are invalid with that reason: nothing sent, nothing kept.
+ */
+export type Refuse = (op: Operation, input: CleanInput) => string | undefined;
+
+function refused(op: Operation, key: string, input: CleanInput, refuse: Refuse | undefined): PlannedRow {
+  const reason = refuse?.(op, input);
+  return reason === undefined ? { kind: 'request', key, input } : { kind: 'invalid', message: reason };
+}
+
 /** Plans rows of a file with this header: blank, invalid (with the reason) or a request. */
-export function rowPlanner(op: Operation, header: readonly string[], mapping: ColumnMapping) {
+export function rowPlanner(
+  op: Operation,
+  header: readonly string[],
+  mapping: ColumnMapping,
+  refuse?: Refuse | undefined,
+) {
   const empty = validate(op, {});
   const blankMessage = empty.ok ? 'blank row' : `blank row (${empty.message})`;
   const columns = Object.values(mapping.fields);
@@ -75,7 +91,7 @@ export function rowPlanner(op: Operation, header: readonly string[], mapping: Co
         ? { kind: 'blank', message: blankMessage }
         : plan.kind === 'invalid'
           ? { kind: 'invalid', message: plan.message }
-          : { kind: 'request', key: plan.key, input: plan.input as CleanInput };
+          : refused(op, plan.key, plan.input as CleanInput, refuse);
     if (!noneGiven && planned.size < PLAN_MEMORY) planned.set(values, result);
     return result;
   };

@@ -40,7 +40,8 @@ export async function openRun(options: BulkOptions): Promise<OpenedRun> {
   const input = await openSource(options.inPath, options.layout);
   let plan: RowPlanner;
   try {
-    plan = rowPlanner(op, input.header, mapInput(op, options.inPath, input.header, options.overrides));
+    const mapping = mapInput(op, options.inPath, input.header, options.overrides);
+    plan = rowPlanner(op, input.header, mapping, options.refuse);
   } catch (error) {
     input.close();
     throw error;

@@ -23,6 +23,7 @@ import {
   loadSuppression,
   type PrivacyTargets,
   parseLine,
+  planBulk,
   pruneEverywhere,
   readForgetLog,
   registeredCaches,
@@ -80,7 +81,7 @@ async function twoRuns(dataDir: string) {
   };
   await keepCache(dataDir, emailOptions.cachePath);
   await runBulk(emailOptions);
-  return { phones: options.cachePath, emails: emailOptions.cachePath, folders: [work, work2] };
+  return { phones: options.cachePath, emails: emailOptions.cachePath, folders: [work, work2], options };
 }
 
 function targets(): PrivacyTargets & { rescueDir: string } {
@@ -201,6 +202,26 @@ describe('forget: every local store', () => {
     } finally {
       held.close();
     }
+  });
+});
+
+describe('a rerun of the original file', () => {
+  it('sends nothing for the person, keeps nothing, says why on their rows; a dry run plans none', async () => {
+    const t = targets();
+    const runs = await twoRuns(t.dataDir);
+    await forgetEverywhere(t, ids({ Phone: '5550102030' }));
+    // A new answer would be bought if the journal had lost the others: take one more away by hand.
+    at.server.sandbox.reset();
+    const refuse = loadSuppression(t.dataDir).refusal.bind(loadSuppression(t.dataDir));
+    const plan = await planBulk({ ...runs.options, refuse });
+    expect(plan.transactions).toBe(0);
+    const summary = await runBulk({ ...runs.options, refuse });
+    expect(at.server.sandbox.requests()).toBe(0);
+    expect(summary.transactions).toBe(0);
+    const rows = readFileSync(runs.options.outPath, 'utf8').split('\n');
+    const row = rows.find((r) => r.startsWith('(555) 010-2030'));
+    expect(row).toMatch(/invalid: forgotten at the person's request on \d{4}-\d{2}-\d{2}; nothing was sent/);
+    expect(byteScan([runs.phones, t.dataDir], PERSON)).toEqual([]);
   });
 });
 
