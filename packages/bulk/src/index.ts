@@ -12,7 +12,6 @@ export {
   outputHasBom,
 } from './csv-layout.js';
 export { checkRunFiles } from './file-guard.js';
-export * from './forget/index.js';
 export { type FileKind, kindOfContent, kindOfName } from './file-kind.js';
 export { acquireLock } from './file-lock.js';
 export { readFileStart } from './file-start.js';
@@ -24,6 +23,7 @@ export {
   defaultOutputPath,
   SANDBOX_NAMESPACE,
 } from './files.js';
+export * from './forget/index.js';
 export { createHttpTransport } from './http-transport.js';
 export {
   ClientLedger,
