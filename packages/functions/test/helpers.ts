@@ -53,6 +53,8 @@ export function baseEnv(): Record<string, string> {
   return {
     PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
     HOME: home,
+    // A free port, unless a test says otherwise (several instances run at once).
+    PORT: '0',
     ENRICH_CACHE_DIR: join(home, 'cache'),
     ENRICH_LEDGER: join(home, 'ledger.jsonl'),
   };

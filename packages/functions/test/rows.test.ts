@@ -45,4 +45,33 @@ describe('POST /rows', () => {
     expect(lost.status).toBe(400);
     expect(lost.json.errorMessage).toMatch(/"max_transactions" needs the query's id/);
   });
+
+  it('gives back to the monthly cap what a failure did not spend', async () => {
+    const capped = await startInstance({
+      args: ['--max-transactions-per-month', '3'],
+      env: serviceEnv(sandbox),
+    });
+    try {
+      const before = sandbox.sandbox.transactions();
+      // The service fails this row (500) through every retry: reserved, sent, not paid, refunded.
+      const failing = await post(capped.url, '/rows', {
+        operation: 'phone-lookup',
+        rows: [{ Phone: '5550000500' }],
+      });
+      expect(failing.status).toBe(503);
+      const rows = phones(3, 9500).map((Phone) => ({ Phone }));
+      const answer = await post(capped.url, '/rows', { operation: 'phone-lookup', rows });
+      expect(answer.status).toBe(200);
+      expect((answer.json.results as { status: string }[]).map((r) => r.status)).toEqual(['ok', 'ok', 'ok']);
+      expect(sandbox.sandbox.transactions() - before).toBe(3);
+      const over = await post(capped.url, '/rows', {
+        operation: 'phone-lookup',
+        rows: [{ Phone: phones(1, 9600)[0] }],
+      });
+      expect(over.status).toBe(400);
+      expect(over.json.errorMessage).toMatch(/monthly cap \(--max-transactions-per-month 3\)/);
+    } finally {
+      await capped.stop();
+    }
+  });
 });
