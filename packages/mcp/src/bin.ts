@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Entry of the built server (dist/enrich-mcp.mjs): read the configuration, connect (or start the
 // embedded sandbox), and serve MCP over stdio until the client closes the pipe.
+import { describePostgresUrl, storeUrlSecrets } from '@enrich/bulk';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { type Config, HELP, parseConfig } from './config.js';
 import { ConfigError, type Connection, connect } from './connection.js';
@@ -25,7 +26,9 @@ if (parsed.kind === 'help') {
 }
 
 async function serve(config: Config): Promise<void> {
-  const { scrub, log } = createLogger([env.ENRICH_API_KEY]);
+  // The shared store's password is hidden from the logs and results too (never from files: log.ts).
+  const storeSecrets = config.storeUrl === undefined ? [] : storeUrlSecrets(config.storeUrl);
+  const { scrub, shown, log } = createLogger([env.ENRICH_API_KEY], process.stderr, storeSecrets);
   consoleToLog(log);
   process.on('uncaughtException', (error) => {
     log(`unexpected error: ${error.stack ?? String(error)}`);
@@ -40,7 +43,7 @@ async function serve(config: Config): Promise<void> {
     log(error.message);
     process.exit(2);
   }
-  const { server, stop } = createServer({ config: config, connection, scrub, log });
+  const { server, stop } = createServer({ config: config, connection, scrub, shown, log });
   const transport = new StdioServerTransport();
   let closing = false;
   // The client closed the pipe, or Ctrl-C / SIGTERM: waits end, requests in flight are cut, paid
@@ -66,6 +69,8 @@ async function serve(config: Config): Promise<void> {
   await server.connect(transport);
   log(
     `ready (${connection.bases.sandbox ? 'the embedded sandbox, demo key' : `${connection.bases.baseUrl}, ${connection.bases.baseUrlV3}`}; answer cache ${config.cachePath}${
+      config.storeUrl === undefined ? '' : `; shared answer store ${describePostgresUrl(config.storeUrl)}`
+    }${
       config.maxTransactions === undefined ? '' : `; budget ${config.maxTransactions}`
     }${connection.keyProblem ? `; ${connection.keyProblem}` : ''})`,
   );

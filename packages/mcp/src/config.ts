@@ -4,7 +4,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CACHE_DIR_ENV, cacheFolder, ledgerPath, PACE_FILE } from '@enrich/bulk';
+import { CACHE_DIR_ENV, cacheFolder, ledgerPath, PACE_FILE, STORE_ENV, storeUrlKind } from '@enrich/bulk';
 import { API_KEY_ENV, BASE_URL_ENV, BASE_URL_V3_ENV } from '@enrich/core';
 
 export const ENV = {
@@ -14,6 +14,8 @@ export const ENV = {
   cacheDir: CACHE_DIR_ENV,
   maxTransactions: 'ENRICH_MAX_TRANSACTIONS',
   confirmAbove: 'ENRICH_CONFIRM_ABOVE',
+  store: STORE_ENV,
+  maxPerMonth: 'ENRICH_MAX_TRANSACTIONS_PER_MONTH',
 } as const;
 
 /** The answer cache's file inside its folder: the CLI's journal format (`enrich ... --cache <it>`). */
@@ -43,6 +45,10 @@ export interface Config {
   readonly confirmAbove: number;
   /** The folders the file tools may use when the client declares no roots (default: the working folder). */
   readonly allowDirs: readonly string[];
+  /** The shared answer store's URL (--store / ENRICH_STORE), or undefined: the local cache only. */
+  readonly storeUrl: string | undefined;
+  /** The shared store's cap per UTC month, every client counted (--max-transactions-per-month). */
+  readonly maxTransactionsPerMonth: number | undefined;
 }
 
 export type Parsed =
@@ -54,7 +60,7 @@ export type Parsed =
 export const HELP = `enrich-mcp: the enrichment API's operations as MCP tools, over stdio.
 
 Usage: enrich-mcp [--sandbox] [--max-transactions N] [--confirm-above N] [--cache-dir DIR]
-                  [--allow-dir DIR ...]
+                  [--allow-dir DIR ...] [--store URL] [--max-transactions-per-month N]
 
   --sandbox               use the embedded sandbox on 127.0.0.1 with its demo key (no key, nothing billed)
   --max-transactions N    spend at most N transactions in this process (or ENRICH_MAX_TRANSACTIONS)
@@ -63,6 +69,12 @@ Usage: enrich-mcp [--sandbox] [--max-transactions N] [--confirm-above N] [--cach
   --cache-dir DIR         the answer cache's folder (or ENRICH_CACHE_DIR; default: the user's cache folder)
   --allow-dir DIR         a folder the file tools (quote, enrich_file) may read and write; repeat for
                           more. Used when the client declares no roots; default: the working folder
+  --store URL             a shared answer store, postgres://user:password@host:5432/db (or ${STORE_ENV}):
+                          the team's clients (enrich, other servers, the warehouse functions) buy
+                          each person once, whoever asks first; the password is never printed
+  --max-transactions-per-month N
+                          with a store: its cap per UTC month, every client counted
+                          (or ENRICH_MAX_TRANSACTIONS_PER_MONTH)
   --base-url URL          base of the v2 operations (or ENRICH_BASE_URL)
   --base-url-v3 URL       base of the v3 operations (or ENRICH_BASE_URL_V3)
   --help, --version
@@ -94,6 +106,8 @@ export function parseConfig(
         'base-url': { type: 'string' },
         'base-url-v3': { type: 'string' },
         'allow-dir': { type: 'string', multiple: true },
+        store: { type: 'string' },
+        'max-transactions-per-month': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -117,6 +131,8 @@ export function parseConfig(
       ? DEFAULT_CONFIRM_ABOVE
       : whole(confirmText, `--confirm-above (${ENV.confirmAbove})`);
   if (typeof confirm === 'string') return { kind: 'usage', message: confirm };
+  const store = storeOf(values, env);
+  if (typeof store === 'string') return { kind: 'usage', message: store };
   const cacheDir =
     (values['cache-dir'] as string | undefined) || cacheFolder(env, process.platform, homedir());
   return {
@@ -133,6 +149,31 @@ export function parseConfig(
       allowDirs: ((values['allow-dir'] as string[] | undefined) ?? [process.cwd()]).map((dir) =>
         resolve(dir),
       ),
+      ...store.config,
     },
   };
+}
+
+/** The shared store's URL and cap, or a usage problem (never repeating the URL: it may hold a password). */
+function storeOf(
+  values: Record<string, string | boolean | string[] | undefined>,
+  env: Readonly<Record<string, string | undefined>>,
+): { config: Pick<Config, 'storeUrl' | 'maxTransactionsPerMonth'> } | string {
+  const given = (values.store as string | undefined) ?? env[ENV.store];
+  const url = given === undefined || given.trim() === '' ? undefined : given;
+  try {
+    storeUrlKind(url);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  const capText = (values['max-transactions-per-month'] as string | undefined) ?? env[ENV.maxPerMonth];
+  const cap =
+    capText === undefined || capText.trim() === ''
+      ? undefined
+      : whole(capText, `--max-transactions-per-month (${ENV.maxPerMonth})`);
+  if (typeof cap === 'string') return cap;
+  if (cap !== undefined && url === undefined && values['max-transactions-per-month'] !== undefined) {
+    return `--max-transactions-per-month is the shared answer store's cap: give the store with --store or ${ENV.store} (--max-transactions caps this server)`;
+  }
+  return { config: { storeUrl: url, maxTransactionsPerMonth: url === undefined ? undefined : cap } };
 }

@@ -15,6 +15,7 @@ import {
   OutputInTheWay,
   planBulk,
   runBulk,
+  type StoreFront,
 } from '@enrich/bulk';
 import {
   type Breakdown,
@@ -33,6 +34,7 @@ import { type Config, MAX_AGE_MS, STOP_GRACE_MS } from './config.js';
 import { ask } from './confirm.js';
 import type { Connection } from './connection.js';
 import { errorResult } from './reading.js';
+import type { SharedStores } from './shared-stores.js';
 import type { SpendLedger } from './spend-ledger.js';
 import { operationNamed, toolName } from './tools.js';
 
@@ -62,6 +64,8 @@ export interface FileToolsDeps {
   readonly scrub: (text: string) => string;
   /** The folders the file tools may use (the client's roots, or --allow-dir). */
   readonly folders: AllowedFolders;
+  /** The team's shared answer store, if one is configured: a plan counts what it holds, a run claims there. */
+  readonly stores?: SharedStores | undefined;
   /** Aborted when the server stops: a run sends nothing more and ends within a second. */
   readonly stop: AbortSignal;
 }
@@ -112,7 +116,7 @@ export class FileTools {
       if (limit > 0) {
         const answer = await ask(
           this.deps.server,
-          `Enrich ${request.inPath} with ${request.op.title}: ${plan.rows} rows, ${plan.distinct} distinct requests, ${plan.cached} already in the answer cache (free). This spends up to ${limit} paid transaction${limit === 1 ? '' : 's'}. Go ahead?`,
+          `Enrich ${request.inPath} with ${request.op.title}: ${plan.rows} rows, ${plan.distinct} distinct requests, ${plan.cached} already in the answer cache${inStoreText(plan)} (free). This spends up to ${limit} paid transaction${limit === 1 ? '' : 's'}. Go ahead?`,
         );
         if (answer.answer === 'no') {
           return errorResult('Not run: the person declined. Nothing was spent.', {
@@ -127,7 +131,9 @@ export class FileTools {
       const text = [
         `Enriched ${summary.input} with ${request.op.title} into ${summary.output}.`,
         `Rows ${summary.rows}: ok ${summary.ok}, no match ${summary.noMatch}, invalid ${summary.invalid}, errors ${summary.errors}, not sent ${summary.notSent}.`,
-        `Distinct requests ${summary.distinct}, ${summary.fromCache} answered free from the answer cache; transactions spent: ${summary.transactions} (quoted: ${limit}).`,
+        `Distinct requests ${summary.distinct}, ${summary.fromCache} answered free from the answer cache${
+          summary.store === undefined ? '' : `, ${summary.fromStore} from the team's shared answer store`
+        }; transactions spent: ${summary.transactions} (quoted: ${limit}).`,
         summary.stopped ? `The run stopped sending: ${summary.stopped}.` : '',
         budget.sentence(),
         ...whatCameBack(summary.breakdown),
@@ -145,6 +151,7 @@ export class FileTools {
           notSent: summary.notSent,
           distinct: summary.distinct,
           fromCache: summary.fromCache,
+          ...(summary.store === undefined ? {} : { fromStore: summary.fromStore }),
           transactions: summary.transactions,
           quoted: limit,
           completed: summary.completed,
@@ -187,6 +194,8 @@ export class FileTools {
 
   private async plan(request: FileRequest): Promise<BulkPlan | string> {
     const { config } = this.deps;
+    const shared = await this.sharedStore(request.op);
+    if (typeof shared === 'string') return shared;
     try {
       // The files a run must never replace (the cache, the ledger, the input, a journal or a lock,
       // a device), refused at the quote already: the CLI's rules (bulk's file-guard.ts).
@@ -203,6 +212,7 @@ export class FileTools {
         namespace: cacheNamespace(request.op, this.deps.connection.bases),
         maxAgeMs: MAX_AGE_MS,
         overrides: request.map,
+        sharedStore: shared,
       });
     } catch (error) {
       if (error instanceof BulkError || (error as NodeJS.ErrnoException).code === 'ENOENT') {
@@ -210,6 +220,13 @@ export class FileTools {
       }
       throw error;
     }
+  }
+
+  /** The shared store's front of the operation's service, none, or why it could not be opened. */
+  private async sharedStore(op: Operation): Promise<StoreFront | undefined | string> {
+    const opened = await this.deps.stores?.for(cacheNamespace(op, this.deps.connection.bases));
+    if (opened === undefined) return undefined;
+    return 'front' in opened ? opened.front : `Not run: ${opened.problem}. Nothing was spent.`;
   }
 
   private async quoted(request: FileRequest, prefix: string): Promise<CallToolResult> {
@@ -223,7 +240,7 @@ export class FileTools {
     const overBudget = budget.left !== undefined && plan.transactions > budget.left;
     const text = [
       `${prefix}Plan for ${request.op.title} on ${request.inPath} (${plan.found}), into ${request.outPath}:`,
-      `${plan.rows} rows (${plan.invalid} invalid or blank, not sent${invalid ? `: ${invalid}` : ''}), ${plan.distinct} distinct requests, ${plan.cached} already in the answer cache (free).`,
+      `${plan.rows} rows (${plan.invalid} invalid or blank, not sent${invalid ? `: ${invalid}` : ''}), ${plan.distinct} distinct requests, ${plan.cached} already in the answer cache${inStoreText(plan)} (free).`,
       `Transactions to spend: ${plan.transactions}.`,
       `Columns: ${Object.entries(plan.mapping)
         .map(([field, column]) => `${field} <- ${column}`)
@@ -242,6 +259,7 @@ export class FileTools {
         invalid: plan.invalid,
         distinct: plan.distinct,
         cached: plan.cached,
+        ...(plan.store === undefined ? {} : { inStore: plan.inStore }),
         transactions: plan.transactions,
         mapping: plan.mapping,
         token,
@@ -254,6 +272,8 @@ export class FileTools {
   private async run(request: FileRequest, limit: number) {
     const { connection, config, scrub } = this.deps;
     if (!connection.settings) return 'No API key.';
+    const shared = await this.sharedStore(request.op);
+    if (typeof shared === 'string') return shared;
     const abandon = new AbortController();
     const spend = this.deps.ledger.recorder(request.op, connection.bases, request.inPath);
     try {
@@ -274,6 +294,7 @@ export class FileTools {
               overrides: request.map,
               scrub,
               allExtras: true,
+              sharedStore: shared,
               abandon,
               graceMs: STOP_GRACE_MS,
               sender: {
@@ -322,4 +343,9 @@ function whatCameBack(breakdown: Breakdown | undefined): string[] {
   if (!breakdown || breakdown.rows === 0) return [];
   const likely = breakdown.fields.some((f) => f.values.some((v) => v.meaning !== undefined));
   return ['What came back:', breakdownText(breakdown), likely ? `(${LIKELY_NOTE})` : ''];
+}
+
+/** ", 4 in the team's shared answer store" when the plan has a store. */
+function inStoreText(plan: BulkPlan): string {
+  return plan.store === undefined ? '' : ` and ${plan.inStore} in the team's shared answer store`;
 }

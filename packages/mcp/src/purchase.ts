@@ -4,9 +4,14 @@
 //   fromStore  the answer cache (free);
 //   share      a request already on its way in this process (core's SharedRequests): three calls
 //              asked at once with three spellings of one phone buy it once;
+//   fromShared the team's shared answer store, when there is one (--store; shared-stores.ts): an
+//              answer another client bought is free;
 //   ceiling    the budget, then the person's confirmation past --confirm-above;
+//   claim      in the shared store: a question another process is buying at this moment is waited
+//              for, not bought again; one transaction reserved against the store's cap;
 //   send       core's call with its retry policy, cut short when the server stops;
-//   record     the answer in the cache and the spend in the ledger, before the result is returned.
+//   record     the answer in the shared store and the cache and the spend in the ledger (or, not
+//              paid, the store's transaction given back), before the result is returned.
 import { cacheNamespace } from '@enrich/bulk';
 import {
   abortableSleep,
@@ -30,6 +35,7 @@ import type { Config } from './config.js';
 import { ask } from './confirm.js';
 import type { Connection } from './connection.js';
 import { errorResult, outcomeResult } from './reading.js';
+import { claimToBuy, type SharedStores, settleInStore } from './shared-stores.js';
 import type { SpendLedger } from './spend-ledger.js';
 
 export interface PurchaseDeps {
@@ -40,6 +46,8 @@ export interface PurchaseDeps {
   readonly budget: Budget;
   readonly ledger: SpendLedger;
   readonly transport: Transport;
+  /** The team's shared answer store, if one is configured. */
+  readonly stores?: SharedStores | undefined;
   readonly log: (text: string) => void;
   /** Aborted when the server stops: waits end at once, requests in flight are cut. */
   readonly stop: AbortSignal;
@@ -54,7 +62,11 @@ type Bought =
       readonly paid: boolean;
       /** Found in the cache when its turn came (another process bought it meanwhile). */
       readonly fromCache?: boolean;
+      /** Found in the shared store: bought by another client of the team. */
+      readonly fromStore?: boolean;
       readonly kept?: Kept;
+      /** Why the shared store could not keep this paid answer, if it could not. */
+      readonly unkept?: string;
     };
 
 export class Purchases {
@@ -76,8 +88,12 @@ export class Purchases {
     );
     if (value.kind === 'refused') return value.result;
     if (shared) return this.answered(op, input, value.outcome, { fromCache: false, spent: 0, shared: true });
-    const cost = { fromCache: value.fromCache === true, spent: value.paid ? 1 : 0 };
-    return this.answered(op, input, value.outcome, cost, value.kept);
+    const cost = {
+      fromCache: value.fromCache === true,
+      fromStore: value.fromStore === true,
+      spent: value.paid ? 1 : 0,
+    };
+    return this.answered(op, input, value.outcome, cost, value);
   }
 
   private check(
@@ -101,22 +117,58 @@ export class Purchases {
     return stored;
   }
 
-  // Steps 3 to 5, once per request key at a time.
+  // The steps after the local cache, once per request key at a time in this process.
   private async buy(op: Operation, input: CleanInput, namespace: string, key: string): Promise<Bought> {
     // Bought by another process (or another call here) since the lookup: free.
     const stored = this.fromStore(namespace, key);
     if (stored) return { kind: 'answered', outcome: stored, paid: false, fromCache: true };
+    const opened = await this.deps.stores?.for(namespace);
+    if (opened && 'problem' in opened)
+      return refusal(`${op.title}: not sent: ${opened.problem}. Nothing was spent.`);
+    const front = opened?.front;
+    // Looked up before the person is asked: a question the team already paid for costs nothing.
+    const kept = front && (await front.getMany([key])).get(key);
+    if (kept) return this.fromShared(namespace, key, kept);
     const refused = await this.ceiling(op, input);
     if (refused) return { kind: 'refused', result: refused };
+    const spend = { operation: op.id, count: 1 };
+    if (front) {
+      const step = await claimToBuy(front, key, spend, this.deps.stop).catch((error: unknown) => ({
+        kind: 'failed' as const,
+        message: this.deps.stop.aborted ? 'the server is stopping' : (error as Error).message,
+      }));
+      if (step.kind !== 'buy') this.deps.budget.settle(1, 0);
+      if (step.kind === 'answer') return this.fromShared(namespace, key, step.outcome);
+      if (step.kind === 'refused') return refusal(step.message, { 'enrich/outcome': 'budget' });
+      if (step.kind === 'failed')
+        return refusal(`${op.title}: not sent: ${step.message}. Nothing was spent.`);
+    }
     let outcome: Outcome | undefined;
+    let unkept: string | undefined;
     try {
       outcome = await this.send(op, input);
     } finally {
       const paid = outcome !== undefined && isPaid(outcome) ? 1 : 0;
       const unanswered = outcome?.kind === 'error' && outcome.error.code === 'unanswered' ? 1 : 0;
       this.deps.budget.settle(1, paid, unanswered);
+      // In the shared store first: the paid answer (others waiting on the claim get it), or the
+      // transaction back and the claim released.
+      if (front) {
+        unkept = await settleInStore(front, key, spend, outcome, paid === 1).then(
+          () => undefined,
+          (error: unknown) => (error as Error).message,
+        );
+      }
     }
-    return this.record(op, namespace, key, outcome);
+    const bought = await this.record(op, namespace, key, outcome);
+    return bought.kind === 'answered' && unkept !== undefined && bought.paid ? { ...bought, unkept } : bought;
+  }
+
+  /** An answer the shared store kept (another client bought it): free, and kept in the local cache too. */
+  private async fromShared(namespace: string, key: string, outcome: Outcome): Promise<Bought> {
+    this.deps.budget.fromCache++;
+    await this.deps.cache.put(namespace, key, outcome);
+    return { kind: 'answered', outcome, paid: false, fromCache: true, fromStore: true };
   }
 
   /** The budget (held for this call), then the person's word past the threshold; a refusal, or undefined. */
@@ -184,17 +236,32 @@ export class Purchases {
     op: Operation,
     input: CleanInput,
     outcome: Outcome,
-    cost: { fromCache: boolean; spent: number; shared?: boolean },
-    kept?: Kept,
+    cost: { fromCache: boolean; fromStore?: boolean; spent: number; shared?: boolean },
+    bought?: { readonly kept?: Kept | undefined; readonly unkept?: string | undefined },
   ): CallToolResult {
     const result = outcomeResult(op, input, outcome, { ...cost, budget: this.deps.budget.describe() });
-    if (kept?.where !== 'nowhere') return result;
+    const warnings: string[] = [];
+    const kept = bought?.kept;
     // Said to the model too: asking again will pay again.
-    const warning = `This answer could not be kept in the answer cache (${kept.reason}): only this server process remembers it, and another session would pay for it again.`;
+    if (kept?.where === 'nowhere') {
+      warnings.push(
+        `This answer could not be kept in the answer cache (${kept.reason}): only this server process remembers it, and another session would pay for it again.`,
+      );
+    }
+    if (bought?.unkept !== undefined) {
+      warnings.push(
+        `This answer could not be kept in the shared answer store (${bought.unkept}): another client of the team may pay for it again.`,
+      );
+    }
+    if (warnings.length === 0) return result;
     return {
       ...result,
-      content: [...result.content, { type: 'text', text: warning }],
+      content: [...result.content, ...warnings.map((text) => ({ type: 'text' as const, text }))],
       _meta: { ...result._meta, 'enrich/kept': false },
     };
   }
+}
+
+function refusal(text: string, extra: Record<string, unknown> = {}): Bought {
+  return { kind: 'refused', result: errorResult(text, extra) };
 }

@@ -17,6 +17,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 export interface Cost {
   /** Answered from the answer cache: nothing was sent, nothing spent. */
   readonly fromCache: boolean;
+  /** Of those, from the team's shared answer store: another client bought it. */
+  readonly fromStore?: boolean;
   /** Answered by the same question asked by another call at the same moment: nothing spent. */
   readonly shared?: boolean;
   /** Transactions this call spent (0 or 1). */
@@ -28,6 +30,8 @@ export interface Cost {
 function costText(cost: Cost): string {
   if (cost.shared)
     return `Answered by the same question asked at the same moment by another call: free, no transaction spent (${cost.budget}).`;
+  if (cost.fromStore)
+    return `Answered from the team's shared answer store (another client bought it): free, no transaction spent (${cost.budget}).`;
   return cost.fromCache
     ? `Answered from the answer cache: free, no transaction spent (${cost.budget}).`
     : `${cost.spent === 1 ? 'This call spent 1 transaction' : 'This call spent nothing'} (${cost.budget}).`;
@@ -37,6 +41,7 @@ function meta(outcome: string, cost: Cost): Record<string, unknown> {
   return {
     'enrich/outcome': outcome,
     'enrich/fromCache': cost.fromCache,
+    ...(cost.fromStore ? { 'enrich/fromStore': true } : {}),
     ...(cost.shared ? { 'enrich/shared': true } : {}),
     'enrich/transactionsSpent': cost.spent,
   };

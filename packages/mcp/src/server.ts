@@ -20,6 +20,7 @@ import { FileTools } from './file-tools.js';
 import { Purchases } from './purchase.js';
 import { errorResult } from './reading.js';
 import { withSandboxNote } from './sandbox-note.js';
+import { SharedStores, storeThisMonth } from './shared-stores.js';
 import { SpendLedger } from './spend-ledger.js';
 import { allTools, instructions, toolName } from './tools.js';
 import { mcpVersion } from './version.js';
@@ -31,6 +32,8 @@ export interface ServerDeps {
   readonly config: Config;
   readonly connection: Connection;
   readonly scrub: (text: string) => string;
+  /** For tool results: the key hidden, and the shared store's password (default: scrub). */
+  readonly shown?: (text: string) => string;
   readonly log: (text: string) => void;
   /** The transport of single calls (core's fetch transport: no redirect followed, one deadline). */
   readonly transport?: Transport;
@@ -58,6 +61,15 @@ export function createServer(deps: ServerDeps): EnrichServer {
   const abandon = new AbortController();
   const cache = new AnswerCache({ path: config.cachePath, maxAgeMs: MAX_AGE_MS, scrub: deps.scrub, log });
   const budget = new Budget(config.maxTransactions);
+  // The team's shared answer store, when one is configured (shared-stores.ts).
+  const stores =
+    config.storeUrl === undefined
+      ? undefined
+      : new SharedStores({
+          url: config.storeUrl,
+          maxAgeMs: MAX_AGE_MS,
+          maxTransactionsPerMonth: config.maxTransactionsPerMonth,
+        });
   const transport = deps.transport ?? createFetchTransport({ timeoutMs: TIMEOUT_MS, signal: abandon.signal });
   const ledger = new SpendLedger(config.ledgerPath, log);
   const folders = new AllowedFolders(server, config.allowDirs, log);
@@ -69,6 +81,7 @@ export function createServer(deps: ServerDeps): EnrichServer {
     ledger,
     scrub: deps.scrub,
     folders,
+    stores,
     stop: stopping.signal,
   });
   const purchases = new Purchases({
@@ -79,6 +92,7 @@ export function createServer(deps: ServerDeps): EnrichServer {
     budget,
     ledger,
     transport,
+    stores,
     log,
     stop: stopping.signal,
   });
@@ -90,8 +104,9 @@ export function createServer(deps: ServerDeps): EnrichServer {
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     // Everything returned passes the key scrubber too: a service that echoes the key back in a
     // record must not hand it to the model.
+    const shown = deps.shown ?? deps.scrub;
     const call = handle(request.params.name, request.params.arguments).then(
-      (result) => JSON.parse(deps.scrub(JSON.stringify(result))) as CallToolResult,
+      (result) => JSON.parse(shown(JSON.stringify(result))) as CallToolResult,
     );
     inProgress.add(call);
     void call.finally(() => inProgress.delete(call));
@@ -109,7 +124,7 @@ export function createServer(deps: ServerDeps): EnrichServer {
     if (stopping.signal.aborted) return errorResult(`${name}: the server is stopping. Nothing was sent.`);
     try {
       if (name === 'check_key') return await keyCheck();
-      if (name === 'spend') return spendResult();
+      if (name === 'spend') return await spendResult();
       if (name === 'quote') return await files.quote(args);
       if (name === 'enrich_file') return await files.enrichFile(args);
       const op = OPERATIONS.find((o) => toolName(o) === name);
@@ -139,7 +154,7 @@ export function createServer(deps: ServerDeps): EnrichServer {
     };
   }
 
-  function spendResult(): CallToolResult {
+  async function spendResult(): Promise<CallToolResult> {
     // Every client's spend this UTC month, from the ledger they share, per service.
     const month = ledger.thisMonth();
     const monthText = month
@@ -157,7 +172,9 @@ export function createServer(deps: ServerDeps): EnrichServer {
       service: connection.bases.sandbox ? 'the embedded sandbox (nothing billed)' : connection.bases.baseUrl,
       ledger: ledger.path,
       ledgerThisMonth: month ?? null,
+      ...(stores ? { store: await storeThisMonth(stores, connection.bases) } : {}),
     };
+    const storeText = figures.store ? ` ${figures.store.text}` : '';
     return {
       content: [
         {
@@ -166,7 +183,7 @@ export function createServer(deps: ServerDeps): EnrichServer {
             budget.mayHaveBeenPaid > 0
               ? ` ${budget.mayHaveBeenPaid} request(s) got no answer and may have been paid.`
               : ''
-          }${monthText}`,
+          }${monthText}${storeText}`,
         },
       ],
       structuredContent: figures,
@@ -182,6 +199,7 @@ export function createServer(deps: ServerDeps): EnrichServer {
       while (inProgress.size > 0) await Promise.allSettled([...inProgress]);
       clearTimeout(cut);
       await cache.stop();
+      await stores?.close();
     },
   };
 }
