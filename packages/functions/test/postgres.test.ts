@@ -2,6 +2,10 @@
 // @enrich/bulk's harness: initdb and pg_ctl in a temporary folder, on a free port): concurrent
 // batches with overlapping rows, a retry storm, per-query and monthly caps, an instance killed
 // mid-batch, the database restarted mid-run. Spent = distinct valid requests, whatever happens.
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { openStore, type StoreFront } from '@enrich/bulk';
 import { type PostgresCluster, startPostgresCluster } from '@enrich/bulk/test-postgres';
 import type { SandboxServer } from '@enrich/sandbox';
@@ -10,6 +14,7 @@ import {
   type Answer,
   bigQueryBody,
   type Instance,
+  KEY,
   phones,
   post,
   serviceEnv,
@@ -19,6 +24,9 @@ import {
   TOKEN,
   tempDir,
 } from './helpers.js';
+
+/** The enrich command from its sources (bin/enrich.mjs runs them through tsx): the team's CLI. */
+const ENRICH = join(import.meta.dirname, '..', '..', 'cli', 'bin', 'enrich.mjs');
 
 let cluster: PostgresCluster;
 let sandbox: SandboxServer;
@@ -241,5 +249,36 @@ describe('failures of an instance or of the database', () => {
     } finally {
       sandbox.sandbox.configure({ latencyMs: 20 });
     }
+  });
+});
+
+describe('the CLI and the functions server on one store', () => {
+  it('pay once for a person, whichever asked first', async () => {
+    const url = await cluster.createDatabase('team');
+    const [instance] = await instances(1, url);
+    const [cliFirst, both, functionsFirst] = [phones(10, 80_000), phones(10, 80_010), phones(10, 80_020)];
+    const folder = tempDir();
+    writeFileSync(join(folder, 'leads.csv'), `phone\n${[...cliFirst, ...both].join('\n')}\n`);
+    // Functions first for some; then the CLI's file run on the store; then functions for all.
+    expect((await send(instance as Instance, 0, [...both, ...functionsFirst])).status).toBe(200);
+    expect(sandbox.sandbox.transactions()).toBe(20);
+    const env = {
+      ...process.env,
+      ENRICH_API_KEY: KEY,
+      ENRICH_BASE_URL: sandbox.url,
+      ENRICH_BASE_URL_V3: sandbox.url,
+      ENRICH_CACHE_DIR: join(folder, 'cache'),
+      ENRICH_LEDGER: join(folder, 'ledger.jsonl'),
+    };
+    await promisify(execFile)(
+      process.execPath,
+      [ENRICH, 'phone-lookup', '--in', join(folder, 'leads.csv'), '--store', url],
+      { env, cwd: folder },
+    );
+    expect(sandbox.sandbox.transactions()).toBe(30);
+    const all = await send(instance as Instance, 1, [...cliFirst, ...both, ...functionsFirst]);
+    expect(all.status).toBe(200);
+    expect(sandbox.sandbox.transactions()).toBe(30);
+    expect(await storeSpend(url)).toBe(30);
   });
 });
