@@ -4,13 +4,38 @@
 // it back when the call was not paid, so the table is what was bought (or may have been: a request
 // sent whole that got no answer). The local ledger (`enrich spend`) is this machine's record.
 import { STORE_ENV, type SpendRow as StoreSpendRow } from '@enrich/bulk';
-import { type OperationId, originTotals, type SpendRow } from '@enrich/core';
+import { type OperationId, originTotals, type SpendPeriod, type SpendRow } from '@enrich/core';
 import { CommandError, EXIT, type ExitCode } from '../exit-codes.js';
 import { closeStore, openSharedStore, storeUrl } from '../shared-store.js';
 import { jsonText } from '../terminal-text.js';
-import { type SpendFlags, type SpendIo, table } from './spend.js';
 
-export async function storeSpendAction(flags: SpendFlags, io: SpendIo): Promise<ExitCode> {
+/** `enrich spend`'s flags, as this action reads them. */
+interface StoreSpendFlags {
+  readonly by: SpendPeriod;
+  readonly since?: string;
+  readonly json?: boolean;
+  readonly csv?: boolean;
+  readonly store?: string | true;
+}
+
+interface StoreSpendIo {
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/** spend.ts's table, given (not imported: spend.ts calls this). */
+type Table = (
+  rows: readonly SpendRow[],
+  totals: ReturnType<typeof originTotals>,
+  header: readonly string[],
+) => string;
+
+export async function storeSpendAction(
+  flags: StoreSpendFlags,
+  io: StoreSpendIo,
+  table: Table,
+): Promise<ExitCode> {
   if (flags.by !== 'month') {
     throw new CommandError(
       '--store reads the shared store, which counts by month: leave out --by day',

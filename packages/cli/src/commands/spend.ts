@@ -29,7 +29,7 @@ export interface SpendIo {
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 
-export interface SpendFlags {
+interface SpendFlags {
   readonly by: SpendPeriod;
   readonly since?: string;
   readonly json?: boolean;
@@ -66,7 +66,7 @@ export function addSpendCommand(program: Command, io: SpendIo, done: (code: Exit
       `the shared answer store's spend table instead (every client of the team; per month): its URL, or ${STORE_ENV}'s`,
     )
     .action(async (flags: SpendFlags) =>
-      done(flags.store === undefined ? spendAction(flags, io) : await storeSpendAction(flags, io)),
+      done(flags.store === undefined ? spendAction(flags, io) : await storeSpendAction(flags, io, table)),
     );
 }
 
@@ -136,10 +136,10 @@ function spendAction(flags: SpendFlags, io: SpendIo): ExitCode {
 }
 
 /** The rows, then a total line per service (never one sum of them all: a sandbox bills nothing). */
-export function table(
+function table(
   rows: readonly SpendRow[],
   totals: ReturnType<typeof originTotals>,
-  header = ['period', 'origin', 'operation', 'transactions'],
+  header: readonly string[] = ['period', 'origin', 'operation', 'transactions'],
 ): string {
   const cells = [
     header,
