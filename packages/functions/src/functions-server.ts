@@ -54,13 +54,19 @@ function routeOf(path: string): Route | undefined {
   return match ? { protocol: 'snowflake', operation: match[1] as string } : undefined;
 }
 
-export function createFunctionsServer(deps: FunctionsServerDeps): Server {
-  const inFlight = new Map<string, Promise<Answer>>();
+type Batch = Extract<BatchRequest, { kind: 'batch' }>;
 
-  async function handle(request: IncomingMessage, route: Route, started: number): Promise<Answer> {
-    const refusal = deps.authenticate(request.headers);
+/** The POST endpoints: a request through authentication, its body, its protocol and the purchase path. */
+class BatchEndpoints {
+  /** Snowflake batches being answered, by batch id and body. */
+  private readonly inFlight = new Map<string, Promise<Answer>>();
+
+  constructor(private readonly deps: FunctionsServerDeps) {}
+
+  async handle(request: IncomingMessage, route: Route, started: number): Promise<Answer> {
+    const refusal = this.deps.authenticate(request.headers);
     if (refusal) {
-      deps.log(`401 ${route.protocol}: ${refusal}`, 'WARNING');
+      this.deps.log(`401 ${route.protocol}: ${refusal}`, 'WARNING');
       return failure(401, `Not authenticated: ${refusal}`, { 'www-authenticate': 'Bearer' });
     }
     let text: string;
@@ -68,27 +74,27 @@ export function createFunctionsServer(deps: FunctionsServerDeps): Server {
       text = await readBody(request);
     } catch (error) {
       if (!(error instanceof BodyProblem)) throw error;
-      deps.log(`${error.status} ${route.protocol}: ${error.message}`, 'WARNING');
+      this.deps.log(`${error.status} ${route.protocol}: ${error.message}`, 'WARNING');
       return failure(error.status, error.message);
     }
     const batchId = route.protocol === 'snowflake' ? snowflakeBatchId(request.headers) : undefined;
-    if (batchId === undefined) return answerText(request, route, text, started);
+    if (batchId === undefined) return this.answer(request, route, text, started);
     const key = `${batchId}\n${createHash('sha256').update(text).digest('hex')}`;
-    const running = inFlight.get(key);
+    const running = this.inFlight.get(key);
     if (running) {
-      deps.log(`snowflake: batch ${batchId.slice(0, 120)} sent again while being answered; joined`);
+      this.deps.log(`snowflake: batch ${batchId.slice(0, 120)} sent again while being answered; joined`);
       return running;
     }
-    const answer = answerText(request, route, text, started);
-    inFlight.set(key, answer);
+    const answer = this.answer(request, route, text, started);
+    this.inFlight.set(key, answer);
     try {
       return await answer;
     } finally {
-      inFlight.delete(key);
+      this.inFlight.delete(key);
     }
   }
 
-  async function answerText(
+  private async answer(
     request: IncomingMessage,
     route: Route,
     text: string,
@@ -99,7 +105,7 @@ export function createFunctionsServer(deps: FunctionsServerDeps): Server {
       body = JSON.parse(text);
     } catch {
       // Never the parser's message: it quotes the body, which holds rows.
-      deps.log(`400 ${route.protocol}: the body is not JSON`, 'WARNING');
+      this.deps.log(`400 ${route.protocol}: the body is not JSON`, 'WARNING');
       return failure(400, 'The body is not JSON');
     }
     const batch: BatchRequest =
@@ -109,42 +115,34 @@ export function createFunctionsServer(deps: FunctionsServerDeps): Server {
           ? snowflakeRequest(body, request.headers, route.operation)
           : rowsRequest(body);
     if (batch.kind === 'refused') {
-      deps.log(`400 ${route.protocol}: ${batch.message}`, 'WARNING');
+      this.deps.log(`400 ${route.protocol}: ${batch.message}`, 'WARNING');
       return failure(400, batch.message);
     }
-    const answer = await deps.purchases.answer(batch.op, batch.rows, batch.budget);
+    const answer = await this.deps.purchases.answer(batch.op, batch.rows, batch.budget);
     const result = answerOf(answer, batch);
-    logBatch(route.protocol, batch, answer, result.status, Date.now() - started);
+    this.logBatch(route.protocol, batch, answer, result.status, Date.now() - started);
     return result;
   }
 
-  function answerOf(answer: BatchAnswer, batch: Extract<BatchRequest, { kind: 'batch' }>): Answer {
-    if (answer.kind === 'answered') return { status: 200, body: batch.respond(answer.replies) };
-    if (answer.kind === 'refused') return failure(400, answer.message);
-    return failure(
-      503,
-      answer.message,
-      answer.retryAfterSeconds === undefined
-        ? undefined
-        : { 'retry-after': String(answer.retryAfterSeconds) },
-    );
-  }
-
-  function logBatch(
-    protocol: string,
-    batch: Extract<BatchRequest, { kind: 'batch' }>,
-    answer: BatchAnswer,
-    status: number,
-    ms: number,
-  ): void {
+  private logBatch(protocol: string, batch: Batch, answer: BatchAnswer, status: number, ms: number): void {
     const t = answer.tally;
     const said = answer.kind === 'answered' ? '' : `: ${answer.message}`;
-    deps.log(
+    this.deps.log(
       `${protocol} ${batch.op.id}: ${t.rows} rows, ${t.distinct} distinct; ${t.fromStore} from the store, ${t.bought} bought, ${t.invalid} invalid, ${t.budget} budget, ${t.errors} errors; ${status} in ${ms} ms${batch.trace ? `; ${batch.trace}` : ''}${said}`,
       status === 200 ? 'INFO' : 'WARNING',
     );
   }
+}
 
+function answerOf(answer: BatchAnswer, batch: Batch): Answer {
+  if (answer.kind === 'answered') return { status: 200, body: batch.respond(answer.replies) };
+  if (answer.kind === 'refused') return failure(400, answer.message);
+  const wait = answer.retryAfterSeconds;
+  return failure(503, answer.message, wait === undefined ? undefined : { 'retry-after': String(wait) });
+}
+
+export function createFunctionsServer(deps: FunctionsServerDeps): Server {
+  const endpoints = new BatchEndpoints(deps);
   const server = createServer((request, response) => {
     const started = Date.now();
     const path = (request.url ?? '/').split('?')[0] ?? '/';
@@ -160,7 +158,7 @@ export function createFunctionsServer(deps: FunctionsServerDeps): Server {
       });
     if (request.method !== 'POST')
       return sendJson(request, response, 405, { errorMessage: 'POST only' }, { allow: 'POST' });
-    handle(request, route, started).then(
+    endpoints.handle(request, route, started).then(
       (answer) => sendJson(request, response, answer.status, answer.body, answer.headers),
       (error: unknown) => {
         deps.log(

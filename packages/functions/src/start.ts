@@ -2,11 +2,12 @@
 // benchmark can start it in-process: the connection (the key, or the embedded sandbox), the answer
 // store's fronts, the pace, the ledger, the purchase path, the HTTP server; then, on stop, the
 // batches in progress get a grace to finish and keep what they bought before everything closes.
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHttpTransport } from '@enrich/bulk';
 import { createAuthenticator } from './auth.js';
 import type { Config } from './config.js';
-import { ConfigError, connect } from './connection.js';
+import { ConfigError, type Connection, connect } from './connection.js';
 import { createFunctionsServer } from './functions-server.js';
 import { consoleToLog, createLogger, type Logger } from './log.js';
 import { Pacer } from './pacer.js';
@@ -31,6 +32,16 @@ function storePassword(url: string | undefined): string | undefined {
   return password === '' ? undefined : decodeURIComponent(password);
 }
 
+/** The parts of a running server that a stop closes. */
+interface Parts {
+  readonly server: Server;
+  readonly pacer: Pacer;
+  readonly ledger: SpendLedger;
+  readonly stores: Stores;
+  readonly connection: Connection;
+  readonly stopping: AbortController;
+}
+
 export async function startFunctions(
   config: Config,
   env: Readonly<Record<string, string | undefined>>,
@@ -43,7 +54,7 @@ export async function startFunctions(
       json: Boolean(env.K_SERVICE),
     });
   if (!logger) consoleToLog(log);
-  let connection: Awaited<ReturnType<typeof connect>>;
+  let connection: Connection;
   try {
     connection = await connect(config, env);
   } catch (error) {
@@ -59,6 +70,26 @@ export async function startFunctions(
     await connection.close();
     return { kind: 'failed', exitCode: error instanceof RangeError ? 2 : 1 };
   }
+  const parts = assemble(config, connection, stores, log);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      parts.server.once('error', reject);
+      parts.server.listen(config.port, config.host, () => resolve());
+    });
+  } catch (error) {
+    log(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`, 'ERROR');
+    await Promise.allSettled([stores.close(), connection.close()]);
+    return { kind: 'failed', exitCode: 1 };
+  }
+  const { port } = parts.server.address() as AddressInfo;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  log(`listening on ${url}`);
+  log(describe(config, connection, stores));
+  return { kind: 'started', url, stop: () => stop(parts) };
+}
+
+/** The pace, the ledger, the purchase path and the HTTP server, over an open connection and store. */
+function assemble(config: Config, connection: Connection, stores: Stores, log: Logger['log']): Parts {
   const stopping = new AbortController();
   const pacer = new Pacer({
     settings: connection.settings,
@@ -81,38 +112,42 @@ export async function startFunctions(
     log,
     version: functionsVersion(),
   });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, () => resolve());
-    });
-  } catch (error) {
-    log(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`, 'ERROR');
-    await Promise.allSettled([stores.close(), connection.close()]);
-    return { kind: 'failed', exitCode: 1 };
-  }
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  log(`listening on ${url}`);
-  log(
-    `${functionsVersion()}: ${connection.bases.sandbox ? 'the embedded sandbox, demo key' : `${connection.bases.baseUrl}, ${connection.bases.baseUrlV3}`}; answers in ${stores.where}; callers: ${config.auth.kind === 'token' ? 'a token' : config.auth.kind === 'platform' ? 'checked by the platform (--auth platform)' : 'not checked (--no-auth, loopback)'}${config.maxTransactionsPerMonth === undefined ? '' : `; at most ${config.maxTransactionsPerMonth} transactions a month`}`,
-  );
-  const stop = async () => {
-    server.close();
-    // A connection kept alive after its batch is answered is closed as soon as it is idle.
-    const idle = setInterval(() => server.closeIdleConnections(), 100);
-    const grace = setTimeout(() => {
-      stopping.abort();
-      pacer.stop();
-      server.closeAllConnections();
-    }, STOP_GRACE_MS);
-    await new Promise<void>((resolve) => server.once('close', () => resolve()));
-    clearTimeout(grace);
-    clearInterval(idle);
+  return { server, pacer, ledger, stores, connection, stopping };
+}
+
+/** What the server started with, in one line: no key, no token, no password. */
+function describe(config: Config, connection: Connection, stores: Stores): string {
+  const { bases } = connection;
+  const service = bases.sandbox ? 'the embedded sandbox, demo key' : `${bases.baseUrl}, ${bases.baseUrlV3}`;
+  const callers =
+    config.auth.kind === 'token'
+      ? 'a token'
+      : config.auth.kind === 'platform'
+        ? 'checked by the platform (--auth platform)'
+        : 'not checked (--no-auth, loopback)';
+  const cap =
+    config.maxTransactionsPerMonth === undefined
+      ? ''
+      : `; at most ${config.maxTransactionsPerMonth} transactions a month`;
+  return `${functionsVersion()}: ${service}; answers in ${stores.where}; callers: ${callers}${cap}`;
+}
+
+// No new batch is taken; those in progress get STOP_GRACE_MS to finish and keep what they bought;
+// then waits end, requests in flight are cut, and the ledger, the store and the sandbox close.
+async function stop({ server, pacer, ledger, stores, connection, stopping }: Parts): Promise<void> {
+  server.close();
+  // A connection kept alive after its batch is answered is closed as soon as it is idle.
+  const idle = setInterval(() => server.closeIdleConnections(), 100);
+  const grace = setTimeout(() => {
     stopping.abort();
     pacer.stop();
-    ledger.close();
-    await Promise.allSettled([stores.close(), connection.close()]);
-  };
-  return { kind: 'started', url, stop };
+    server.closeAllConnections();
+  }, STOP_GRACE_MS);
+  await new Promise<void>((resolve) => server.once('close', () => resolve()));
+  clearTimeout(grace);
+  clearInterval(idle);
+  stopping.abort();
+  pacer.stop();
+  ledger.close();
+  await Promise.allSettled([stores.close(), connection.close()]);
 }
