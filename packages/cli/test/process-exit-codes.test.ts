@@ -69,6 +69,19 @@ describe('exit codes', () => {
     expect(server.sandbox.transactions()).toBe(2);
   });
 
+  it('a one-off call says what it cost, after its answer (issue 40)', async () => {
+    const paid = await run(['phone-lookup', '--Phone', '5551000003']);
+    expect(paid.stderr).toBe('Spent: 1 transaction of the sandbox: synthetic data, nothing billed.\n');
+    const none = await run(['phone-lookup', '--Phone', reservedPhone('no-match')]);
+    expect(none.stderr).toContain(
+      'Spent: 1 transaction of the sandbox (a no match is paid too): synthetic data, nothing billed.',
+    );
+    const refused = await run(['phone-lookup', '--Phone', '5551000004'], sandboxEnv(server, 'not-the-key'));
+    expect(refused.stderr).toMatch(/Spent: nothing \(no answer was paid for\)\.\n$/);
+    const invalid = await run(['phone-lookup', '--Phone', '555100001']);
+    expect(invalid.stderr).toContain('Nothing was sent: no transaction spent.');
+  }, 30_000);
+
   it('3 for invalid input, caught before anything is sent', async () => {
     const ran = await run(['phone-lookup', '--Phone', '555100001']);
     expect(ran.code).toBe(3);

@@ -6,12 +6,14 @@ import {
   type CleanInput,
   callOperation,
   flattenRecord,
+  isLocalOrigin,
   isPaid,
   type LeafValue,
   likelyMeaning,
   type Mismatch,
   type Operation,
   type Outcome,
+  operationOrigin,
   outputColumns,
   type RetryPolicy,
   requestKey,
@@ -98,7 +100,7 @@ async function runOneOff(options: OneOffOptions): Promise<ExitCode> {
   if (!checked.ok) {
     // Caught before anything is sent or any key is asked for.
     if (json) print(jsonText({ operation: op.id, outcome: 'invalid', message: checked.message }));
-    else io.stderr.write(`Invalid input: ${checked.message}\n`);
+    else io.stderr.write(`Invalid input: ${checked.message}. Nothing was sent: no transaction spent.\n`);
     return EXIT.invalidInput;
   }
   const key = requestKey(op, checked.input);
@@ -139,7 +141,9 @@ async function runOneOff(options: OneOffOptions): Promise<ExitCode> {
         `This answer could not be added to the answer cache ${store.path} (${saved?.reason}); ${where}.\n`,
       );
     }
-    return printOutcome(options, checked.input, outcome);
+    const code = printOutcome(options, checked.input, outcome);
+    io.stderr.write(`${costLine(options, outcome, fromStore)}\n`);
+    return code;
   } finally {
     store?.close();
   }
@@ -268,4 +272,23 @@ function describeInput(input: CleanInput): string {
       .map(([name, value]) => `${name} ${value}`)
       .join(', '),
   );
+}
+
+/**
+ * What the call cost, after its answer (issue 40): one transaction for a paid answer (a no match
+ * too), nothing for a failure, "may have been paid" for a request that got no answer; on a
+ * sandbox (on this machine) nothing is billed.
+ */
+function costLine(options: OneOffOptions, outcome: Outcome, fromStore: boolean): string {
+  if (fromStore) return 'Spent: nothing (the answer came from the shared answer store).';
+  if (outcome.kind === 'error' && outcome.error.code === 'unanswered')
+    return 'Spent: perhaps 1 transaction: the request was sent and no answer came, so it may have been paid.';
+  if (!isPaid(outcome)) return 'Spent: nothing (no answer was paid for).';
+  const bases = endpoints(options.connection, options.io.env);
+  const origin = bases.sandbox ? undefined : operationOrigin(options.op, bases);
+  const local = bases.sandbox || (origin !== undefined && isLocalOrigin(origin));
+  const noMatch = outcome.kind === 'no-match' ? ' (a no match is paid too)' : '';
+  return local
+    ? `Spent: 1 transaction of the sandbox${noMatch}: synthetic data, nothing billed.`
+    : `Spent: 1 transaction${noMatch}. \`enrich spend\` shows what was spent in all.`;
 }
