@@ -39,12 +39,18 @@ export function tempDir(): string {
 export const TEST_LEDGER = join(tempDir(), 'ledger.jsonl');
 
 /**
+ * The data folder of every command a test runs (the suppression list, the registry of caches, the
+ * record of forget requests, the retention): never the user's.
+ */
+export const TEST_DATA_DIR = tempDir();
+
+/**
  * What every command a test runs (runCli, spawnCli) finds in its environment unless the test says
  * otherwise: the test file's spend ledger, and a cache folder of its own, so that no command starts
  * from the pace another one left (or the user's: ENRICH_CACHE_DIR holds pace.json).
  */
 export function isolatedEnv(): Record<string, string> {
-  return { ENRICH_LEDGER: TEST_LEDGER, ENRICH_CACHE_DIR: tempDir() };
+  return { ENRICH_LEDGER: TEST_LEDGER, ENRICH_CACHE_DIR: tempDir(), ENRICH_DATA_DIR: TEST_DATA_DIR };
 }
 
 export function writeCsv(path: string, rows: readonly (readonly string[])[]): string {

@@ -79,6 +79,11 @@ export function forgetField(name: string): ForgetField | undefined {
     address: 'Address1',
     email: 'Email',
     zipcode: 'Zip',
+    postalcode: 'Zip',
+    phonenumber: 'Phone',
+    emailaddress: 'Email',
+    street: 'Address1',
+    streetaddress: 'Address1',
   };
   return FIELDS.find((f) => f.toLowerCase() === loose) ?? aliases[loose];
 }

@@ -1,5 +1,7 @@
 // Forgetting a person, what is held on them, and how long answers are kept (issue 38): what the
 // clients call. See packages/bulk/README.md, "Forget a person".
+
+export type { Refuse } from '../row-planner.js';
 export {
   noteCompacted,
   type RegisteredCache,
@@ -35,6 +37,7 @@ export {
 export { type Drop, type RewriteResult, rewriteJournal } from './journal-rewrite.js';
 export { type KeptCache, keepCache } from './keep-cache.js';
 export { type HeldAnswer, journalName, type LocalStores, localJournals } from './local-stores.js';
+export { type PeopleRead, readPeople } from './people-file.js';
 export {
   closeSharedPrivacy,
   loadSharedSuppression,

@@ -5,7 +5,7 @@
 // journal or the new one, each readable whole, with every answer that was not to be removed. Lines
 // are copied byte for byte; a journal with nothing to remove is not written at all. The answers a
 // run set aside for this journal (its rescue and side files, rescue-files.ts) are rewritten too.
-import { closeSync, existsSync, openSync, readFileSync, readSync, unlinkSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { BulkError } from '../bulk-error.js';
 import { acquireLock, type FileLock } from '../file-lock.js';
@@ -45,6 +45,7 @@ export async function rewriteJournal(
   const lock = await lockFile(path, 'answer cache', options.lockWaitMs ?? 10_000);
   try {
     removeAbandoned(path);
+    if (existsSync(path) && !statSync(path).isFile()) throw new BulkError(`${path} is not a file`);
     const journal = existsSync(path)
       ? rewriteLines(path, drop, options.beforeRename)
       : { removed: 0, kept: 0 };

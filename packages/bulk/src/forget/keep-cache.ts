@@ -4,7 +4,7 @@
 // compacted today: answers older than the retention are removed, crash-safe and under the journal's
 // lock (journal-rewrite.ts). A journal another run holds is left for the next run; a registry that
 // cannot be written is said, never fatal.
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { BulkError } from '../bulk-error.js';
 import { noteCompacted, registerCache, registeredCaches } from './cache-registry.js';
@@ -26,6 +26,8 @@ const DAY_MS = 86_400_000;
 export async function keepCache(dataDir: string, cachePath: string, now = Date.now()): Promise<KeptCache> {
   const retention = retentionMs(dataDir);
   const path = resolve(cachePath);
+  // Not a file (a folder given as --cache): the run refuses it; nothing to keep track of.
+  if (existsSync(path) && !statSync(path).isFile()) return { retentionMs: retention, pruned: 0 };
   const compactedAt = registeredCaches(dataDir).find((c) => c.path === path)?.compactedAt;
   const failed = registerCache(dataDir, path, now);
   const problem = failed

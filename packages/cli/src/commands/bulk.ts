@@ -21,6 +21,7 @@ import { isBrokenPipe } from '../broken-pipe.js';
 import { answerNamespace, type ConnectIo, type ConnectionFlags, connect, endpoints } from '../connection.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { Pipes } from '../pipes.js';
+import { retainedMaxAge, runPrivacy } from '../privacy.js';
 import { barProgress, lineProgress, type ProgressReporter } from '../progress.js';
 import { bulkNotes, bulkReport, dryRunReport } from '../report.js';
 import { runWithProgress } from '../run-with-progress.js';
@@ -55,7 +56,7 @@ export async function bulkAction(
       ? undefined
       : await openSharedStore(url, {
           namespace: answerNamespace(op, flags, io.env),
-          maxAgeMs: flags.maxAge,
+          maxAgeMs: retainedMaxAge(io.env, flags.maxAge),
           maxTransactionsPerMonth: cap,
         });
   try {
@@ -92,6 +93,14 @@ async function bulkRun(
     ['--cache', cachePath],
     [LEDGER_ENV, ledgerPath],
   ]);
+  // People forgotten at their request are refused, the retention caps --max-age, and the journal
+  // is registered for forget and held (privacy.ts); a dry run writes nothing.
+  const privacy = await runPrivacy(io.env, {
+    maxAgeMs: flags.maxAge,
+    journal: flags.dryRun ? undefined : cachePath,
+    storeUrl: storeUrl(flags, io.env),
+  });
+  if (privacy.note) io.stderr.write(`enrich: ${privacy.note}\n`);
   // The command's --sandbox, --base-url and --base-url-v3.
   const connection: ConnectionFlags = flags;
   const files = {
@@ -99,7 +108,8 @@ async function bulkRun(
     inPath,
     cachePath,
     namespace: answerNamespace(op, connection, io.env),
-    maxAgeMs: flags.maxAge,
+    maxAgeMs: privacy.maxAgeMs,
+    refuse: privacy.refuse,
     overrides: flags.map,
     layout: { encoding: flags.encoding, delimiter: flags.delimiter, sheet: flags.sheet },
     retryUnreadable: flags.retryUnreadable === true,

@@ -6,8 +6,11 @@ import { CommandError, EXIT, type ExitCode } from '../exit-codes.js';
 import type { Scrub } from '../scrub-io.js';
 import { cliVersion } from '../version.js';
 import { type BulkIo, bulkAction } from './bulk.js';
+import { addCacheCommand } from './cache.js';
 import { addCheckKeyCommand } from './check-key.js';
 import { FieldOption } from './field-option.js';
+import { addForgetCommand } from './forget.js';
+import { addHeldCommand } from './held.js';
 import { oneOffAction } from './one-off.js';
 import { addOperationCommand, type OperationFlags } from './operation.js';
 import { addSpendCommand } from './spend.js';
@@ -29,6 +32,8 @@ Examples:
   enrich phone-lookup --in leads.csv --dry-run      what a run would spend; sends nothing
   enrich phone-lookup --help                        the operation's fields and every option
   enrich spend --by day --since 2026-11             what was spent, per day, service and operation (UTC)
+  enrich forget --Phone 5550102030                  forget a person everywhere, at their request
+  enrich held --Email jane.doe@example.com          what your stores keep on a person
 
 Key: ENRICH_API_KEY, or a prompt. Service: --base-url/--base-url-v3 or ENRICH_BASE_URL/ENRICH_BASE_URL_V3.
 Try it without a key: add --sandbox to use the embedded sandbox.
@@ -43,6 +48,10 @@ ${PERMITTED_USE}
   }
   addCheckKeyCommand(program, io, done);
   addSpendCommand(program, io, done);
+  // A person's right to be forgotten and to know what is held (issue 38); how long answers are kept.
+  addForgetCommand(program, io, done);
+  addHeldCommand(program, io, done);
+  addCacheCommand(program, io, done);
   return program;
 }
 
