@@ -1,0 +1,9 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    // The tests are in test/ only: never a copy elsewhere in the package, such as the sandboxes
+    // StrykerJS makes in .stryker-tmp/ while `pnpm mutate` runs (scripts/stryker.config.mjs).
+    include: ['test/**/*.test.ts'],
+  },
+});
