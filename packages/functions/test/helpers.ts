@@ -83,7 +83,7 @@ export async function startInstance(options: StartOptions = {}): Promise<Instanc
   );
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setInterval(() => {
-      const match = /listening on (http:\/\/\S+)/.exec(output());
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(output());
       if (match?.[1]) {
         clearInterval(timer);
         resolve(match[1].replace('0.0.0.0', '127.0.0.1'));

@@ -95,4 +95,25 @@ describe('the log', () => {
       if (typeof value === 'string' && value.length >= 3) secrets.push(value);
     for (const secret of secrets) expect(log.toLowerCase(), secret).not.toContain(secret.toLowerCase());
   });
+
+  it('on Cloud Run (K_SERVICE set), is one JSON object a line with a severity, as Cloud Logging reads it', async () => {
+    const cloudRun = await startInstance({ env: serviceEnv(sandbox, { K_SERVICE: 'enrich-functions' }) });
+    await post(cloudRun.url, '/rows', { operation: 'phone-lookup', rows: [{ Phone: PHONE }] });
+    await post(cloudRun.url, '/rows', 'not json');
+    await cloudRun.stop();
+    const lines = cloudRun
+      .output()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines[0]).toEqual({
+      severity: 'INFO',
+      message: expect.stringMatching(/^listening on http:/),
+      component: 'enrich-functions',
+    });
+    expect(lines).toContainEqual(
+      expect.objectContaining({ severity: 'WARNING', message: '400 rows: the body is not JSON' }),
+    );
+    expect(cloudRun.output()).not.toContain(PHONE);
+  });
 });
