@@ -4,7 +4,15 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CACHE_DIR_ENV, cacheFolder, ledgerPath, PACE_FILE, STORE_ENV, storeUrlKind } from '@enrich/bulk';
+import {
+  CACHE_DIR_ENV,
+  cacheFolder,
+  dataFolder,
+  ledgerPath,
+  PACE_FILE,
+  STORE_ENV,
+  storeUrlKind,
+} from '@enrich/bulk';
 import { API_KEY_ENV, BASE_URL_ENV, BASE_URL_V3_ENV } from '@enrich/core';
 
 export const ENV = {
@@ -39,6 +47,8 @@ export interface Config {
   readonly pacePath: string;
   /** The spend ledger shared with the CLI: ENRICH_LEDGER, else the user's data folder. */
   readonly ledgerPath: string;
+  /** The user's data folder (the suppression list, the retention): bulk's dataFolder. */
+  readonly dataDir: string;
   /** Transactions this process may spend; undefined: no budget. */
   readonly maxTransactions: number | undefined;
   /** Paid calls made without an elicitation; beyond it, each asks (where the client can). */
@@ -144,6 +154,7 @@ export function parseConfig(
       cachePath: join(cacheDir, CACHE_FILE_NAME),
       pacePath: join(cacheDir, PACE_FILE),
       ledgerPath: ledgerPath(env, process.platform, homedir()),
+      dataDir: dataFolder(env, process.platform, homedir()),
       maxTransactions: budget,
       confirmAbove: confirm,
       allowDirs: ((values['allow-dir'] as string[] | undefined) ?? [process.cwd()]).map((dir) =>

@@ -33,6 +33,7 @@ import type { Budget } from './budget.js';
 import { type Config, MAX_AGE_MS, STOP_GRACE_MS } from './config.js';
 import { ask } from './confirm.js';
 import type { Connection } from './connection.js';
+import type { Privacy } from './privacy.js';
 import { errorResult } from './reading.js';
 import type { SharedStores } from './shared-stores.js';
 import type { SpendLedger } from './spend-ledger.js';
@@ -66,6 +67,8 @@ export interface FileToolsDeps {
   readonly folders: AllowedFolders;
   /** The team's shared answer store, if one is configured: a plan counts what it holds, a run claims there. */
   readonly stores?: SharedStores | undefined;
+  /** The suppression lists (privacy.ts): rows of forgotten people are not sent. */
+  readonly privacy?: Privacy | undefined;
   /** Aborted when the server stops: a run sends nothing more and ends within a second. */
   readonly stop: AbortSignal;
 }
@@ -213,6 +216,7 @@ export class FileTools {
         maxAgeMs: MAX_AGE_MS,
         overrides: request.map,
         sharedStore: shared,
+        refuse: await this.deps.privacy?.refuse(),
       });
     } catch (error) {
       if (error instanceof BulkError || (error as NodeJS.ErrnoException).code === 'ENOENT') {
@@ -295,6 +299,7 @@ export class FileTools {
               scrub,
               allExtras: true,
               sharedStore: shared,
+              refuse: await this.deps.privacy?.refuse(),
               abandon,
               graceMs: STOP_GRACE_MS,
               sender: {

@@ -34,6 +34,7 @@ import type { Budget } from './budget.js';
 import type { Config } from './config.js';
 import { ask } from './confirm.js';
 import type { Connection } from './connection.js';
+import type { Privacy } from './privacy.js';
 import { errorResult, outcomeResult } from './reading.js';
 import { claimToBuy, type SharedStores, settleInStore } from './shared-stores.js';
 import type { SpendLedger } from './spend-ledger.js';
@@ -48,6 +49,8 @@ export interface PurchaseDeps {
   readonly transport: Transport;
   /** The team's shared answer store, if one is configured. */
   readonly stores?: SharedStores | undefined;
+  /** The suppression lists (privacy.ts): forgotten people are refused before anything else. */
+  readonly privacy?: Privacy | undefined;
   readonly log: (text: string) => void;
   /** Aborted when the server stops: waits end at once, requests in flight are cut. */
   readonly stop: AbortSignal;
@@ -79,6 +82,8 @@ export class Purchases {
     const checked = this.check(op, args);
     if ('result' in checked) return checked.result;
     const { input } = checked;
+    const forgotten = await this.forgotten(op, input);
+    if (forgotten) return forgotten;
     const key = requestKey(op, input);
     const namespace = cacheNamespace(op, this.deps.connection.bases);
     const stored = this.fromStore(namespace, key);
@@ -109,6 +114,17 @@ export class Purchases {
         { 'enrich/outcome': 'invalid', 'enrich/invalid': checked.issues },
       ),
     };
+  }
+
+  /** A person forgotten at their request: refused before the cache, nothing sent or kept. */
+  private async forgotten(op: Operation, input: CleanInput): Promise<CallToolResult | undefined> {
+    const { privacy, config } = this.deps;
+    await privacy?.keep(config.cachePath);
+    const reason = (await privacy?.refuse())?.(op, input);
+    if (reason === undefined) return undefined;
+    return errorResult(`${op.title}: not sent: ${reason}. No transaction spent, no answer kept or shown.`, {
+      'enrich/outcome': 'forgotten',
+    });
   }
 
   private fromStore(namespace: string, key: string): Outcome | undefined {

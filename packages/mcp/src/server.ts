@@ -17,6 +17,7 @@ import { Budget } from './budget.js';
 import { type Config, MAX_AGE_MS, STOP_GRACE_MS } from './config.js';
 import type { Connection } from './connection.js';
 import { FileTools } from './file-tools.js';
+import { Privacy } from './privacy.js';
 import { Purchases } from './purchase.js';
 import { errorResult } from './reading.js';
 import { withSandboxNote } from './sandbox-note.js';
@@ -59,7 +60,10 @@ export function createServer(deps: ServerDeps): EnrichServer {
   // answer (their answers are paid for: keep them), then are cut.
   const stopping = new AbortController();
   const abandon = new AbortController();
-  const cache = new AnswerCache({ path: config.cachePath, maxAgeMs: MAX_AGE_MS, scrub: deps.scrub, log });
+  // Forgotten people refused before the cache is read; the retention caps the cache's max age.
+  const privacy = new Privacy(config.dataDir, config.storeUrl, log);
+  const maxAgeMs = privacy.maxAge(MAX_AGE_MS);
+  const cache = new AnswerCache({ path: config.cachePath, maxAgeMs, scrub: deps.scrub, log });
   const budget = new Budget(config.maxTransactions);
   // The team's shared answer store, when one is configured (shared-stores.ts).
   const stores =
@@ -67,7 +71,7 @@ export function createServer(deps: ServerDeps): EnrichServer {
       ? undefined
       : new SharedStores({
           url: config.storeUrl,
-          maxAgeMs: MAX_AGE_MS,
+          maxAgeMs,
           maxTransactionsPerMonth: config.maxTransactionsPerMonth,
         });
   const transport = deps.transport ?? createFetchTransport({ timeoutMs: TIMEOUT_MS, signal: abandon.signal });
@@ -82,6 +86,7 @@ export function createServer(deps: ServerDeps): EnrichServer {
     scrub: deps.scrub,
     folders,
     stores,
+    privacy,
     stop: stopping.signal,
   });
   const purchases = new Purchases({
@@ -93,6 +98,7 @@ export function createServer(deps: ServerDeps): EnrichServer {
     ledger,
     transport,
     stores,
+    privacy,
     log,
     stop: stopping.signal,
   });

@@ -1,0 +1,82 @@
+// Issue 38 in the MCP server (the built server over stdio, the sandbox over real HTTP on 127.0.0.1):
+// the model has no tool to forget anyone, but a person forgotten while the server runs (bulk's
+// forgetEverywhere, as `enrich forget` does it) is gone from the server's answer cache, and every
+// later call for them is refused before the cache or the service: nothing sent, nothing kept; a
+// file's quote plans nothing for them and its run sends nothing for them.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { forgetEverywhere } from '@enrich/bulk';
+import { identitiesOf } from '@enrich/core';
+import { type SandboxServer, startSandboxServer } from '@enrich/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { byteScan } from '../../bulk/test/byte-scan.js';
+import { startSession, tempDir } from './helpers.js';
+
+const KEY = 'forget-test-key-2468';
+const PERSON = { phone: '5550102030', email: 'jane.doe@example.com' };
+let sandbox: SandboxServer;
+beforeAll(async () => {
+  sandbox = await startSandboxServer({ host: '127.0.0.1', port: 0, keys: [KEY] });
+});
+afterAll(() => sandbox?.close());
+
+const text = (result: { content: unknown }) => (result.content as { text: string }[])[0]?.text ?? '';
+
+describe('a forgotten person and the MCP server', () => {
+  it('is gone from its cache, and refused from then on: no request, no answer from the cache', async () => {
+    const cacheDir = tempDir();
+    const dataDir = tempDir();
+    const work = tempDir();
+    const s = await startSession({
+      env: {
+        ENRICH_API_KEY: KEY,
+        ENRICH_BASE_URL: sandbox.url,
+        ENRICH_BASE_URL_V3: sandbox.url,
+        ENRICH_CACHE_DIR: cacheDir,
+        ENRICH_DATA_DIR: dataDir,
+      },
+      args: ['--allow-dir', work],
+    });
+    try {
+      expect((await s.call('phone_lookup', { Phone: '(555) 010-2030' })).isError).toBeFalsy();
+      expect((await s.call('email_verify', { Email: 'Jane.Doe@Example.com' })).isError).toBeFalsy();
+      expect((await s.call('phone_lookup', { Phone: '5550109999' })).isError).toBeFalsy();
+      expect(byteScan([cacheDir], PERSON).length).toBeGreaterThan(0);
+
+      const read = identitiesOf({ Phone: '555.010.2030', Email: 'JANE.DOE@example.com' });
+      if (!read.ok) throw new Error(read.message);
+      const report = await forgetEverywhere({ dataDir, cacheDir }, read.identities);
+      expect(report.stores).toEqual([{ store: `journal ${join(cacheDir, 'answers.jsonl')}`, removed: 2 }]);
+      expect(byteScan([cacheDir, dataDir], PERSON)).toEqual([]);
+
+      sandbox.sandbox.reset();
+      for (const [tool, args] of [
+        ['phone_lookup', { Phone: '5550102030' }],
+        ['tcpa_verify', { phone: '+1 555 010 2030', last_name: 'Doe' }],
+        ['email_verify', { Email: 'jane.doe@example.com' }],
+      ] as const) {
+        const refused = await s.call(tool, args);
+        expect(refused.isError).toBe(true);
+        expect(text(refused)).toMatch(/not sent: forgotten at the person's request on \d{4}-\d{2}-\d{2}; nothing was sent/);
+        expect(refused._meta).toMatchObject({ 'enrich/outcome': 'forgotten', 'enrich/transactionsSpent': 0 });
+      }
+      expect(sandbox.sandbox.requests()).toBe(0);
+      // Another person is answered (from the cache: free).
+      expect((await s.call('phone_lookup', { Phone: '5550109999' })).isError).toBeFalsy();
+
+      // A file: the quote plans nothing for them, the run sends nothing for them.
+      const path = join(work, 'leads.csv');
+      writeFileSync(path, 'phone\n5550102030\n5550103001\n');
+      const quote = await s.call('quote', { operation: 'phone_lookup', path });
+      const plan = quote.structuredContent as { transactions: number; invalid: number; token: string };
+      expect(plan).toMatchObject({ transactions: 1, invalid: 1 });
+      expect(text(quote)).toContain("forgotten at the person's request");
+      const ran = await s.call('enrich_file', { operation: 'phone_lookup', path, token: plan.token });
+      expect(ran.isError).toBeFalsy();
+      expect(sandbox.sandbox.requests()).toBe(1);
+      expect(byteScan([cacheDir, dataDir], PERSON)).toEqual([]);
+    } finally {
+      await s.close();
+    }
+  });
+});
