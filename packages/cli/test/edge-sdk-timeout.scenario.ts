@@ -23,7 +23,12 @@ export const sdkTimeouts: Scenario = {
     const more: Record<string, string> = {};
     for (const [name, timeoutMs] of VALUES) {
       try {
-        createClient({ apiKey: 'test-key', baseUrl: 'http://127.0.0.1:9', timeoutMs });
+        createClient({
+          apiKey: 'test-key',
+          baseUrl: 'http://127.0.0.1:9',
+          baseUrlV3: 'http://127.0.0.1:9',
+          timeoutMs,
+        });
         more[name] = 'accepted';
       } catch (error) {
         more[name] = error instanceof TypeError && /timeoutMs/.test(error.message) ? 'refused' : 'other';
