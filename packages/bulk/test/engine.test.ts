@@ -72,7 +72,9 @@ describe('planBulk and runBulk', () => {
     expect(output).toHaveLength(72); // header, 70 rows, and the final newline
     expect(output[1]?.startsWith('Lead 0,5551000000,')).toBe(true);
     expect(output[61]).toMatch(/^,+"?invalid: blank row/);
-    expect(output[63]).toMatch(/^No phone 2,,+invalid: no Phone in this row \(Phone Lookup: Phone is required\)$/);
+    expect(output[63]).toMatch(
+      /^No phone 2,,+invalid: no Phone in this row \(Phone Lookup: Phone is required\)$/,
+    );
     expect(output[66]).toMatch(/^Short 0,12345,+"?invalid: /);
 
     // Again: everything from the cache, nothing spent, the same bytes.
