@@ -1,0 +1,220 @@
+// The Sender on its own (sender.ts), over real HTTP to the sandbox on 127.0.0.1: what it counts,
+// when it stops sending and what the requests it did not send come back as, what may have been paid.
+// The engine's tests (engine, pushback, budget) see it through whole runs; these pin each rule.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type CleanInput, DEFAULT_MAX_CONCURRENCY, DEFAULT_RETRY_POLICY } from '@enrich/core';
+import { createFetchTransport } from '@enrich/core/fetch-transport';
+import { DEMO_KEY } from '@enrich/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Sender, type SenderOptions } from '../src/sender.js';
+import { reserved, useSandboxServer } from './fixtures.js';
+import { op, phone } from './sandbox-run.js';
+
+const at = useSandboxServer();
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const input = (i: number): CleanInput => ({ Phone: phone(i) });
+
+function sender(more: Partial<SenderOptions> = {}, url = at.server.url): Sender {
+  return new Sender({
+    op,
+    settings: { apiKey: DEMO_KEY, baseUrl: url, baseUrlV3: url },
+    transport: createFetchTransport({ timeoutMs: 5000 }),
+    policy: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 10, maxDelayMs: 50 },
+    concurrency: 2,
+    sleep,
+    now: Date.now,
+    ...more,
+  });
+}
+
+/** Resolves to 'pending' when `p` has not settled within `ms`. */
+const within = <T>(p: Promise<T>, ms: number) => Promise.race([p, sleep(ms).then(() => 'pending' as const)]);
+
+// A server that takes requests and never answers: what is on the wire stays there.
+let silent: Server;
+let silentUrl: string;
+beforeAll(async () => {
+  silent = createServer(() => undefined);
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  silent.closeAllConnections();
+  await new Promise((resolve) => silent.close(resolve));
+});
+
+describe('what it counts', () => {
+  it('each answer paid once: spent, started, attempts; the ledger told of each', async () => {
+    const told: number[] = [];
+    const s = sender({ onPaid: (n) => told.push(n) });
+    const results = await Promise.all([0, 1, 2, 3, 4].map((i) => s.send(input(i))));
+    expect(results.map((r) => r.sent && r.paid && r.kept)).toEqual([true, true, true, true, true]);
+    expect({ spent: s.spent, started: s.started, attempts: s.attempts, throttled: s.throttled }).toEqual({
+      spent: 5,
+      started: 5,
+      attempts: 5,
+      throttled: 0,
+    });
+    expect(told).toEqual([1, 1, 1, 1, 1]);
+    expect(at.server.sandbox.transactions()).toBe(5);
+    expect(s.answersPerSecond).toBeGreaterThan(0);
+    expect(s.stopReason).toBeUndefined();
+  });
+
+  it('a request that fails is tried as the policy says: its attempts counted, nothing spent', async () => {
+    const s = sender();
+    const result = await s.send({ Phone: reserved('fault').phone });
+    expect(result).toMatchObject({ sent: true, paid: false, kept: false, outcome: { kind: 'error' } });
+    expect({ spent: s.spent, started: s.started, attempts: s.attempts }).toEqual({
+      spent: 0,
+      started: 1,
+      attempts: DEFAULT_RETRY_POLICY.maxAttempts,
+    });
+  });
+
+  it('answers per second: none before any answer', () => {
+    expect(sender().answersPerSecond).toBe(0);
+  });
+
+  it('sizes reading ahead by the most in flight: the number fixed, or the auto cap', () => {
+    expect(sender({ concurrency: 3 }).maxInFlight).toBe(3);
+    expect(sender({ concurrency: 'auto', maxConcurrency: 7 }).maxInFlight).toBe(7);
+    expect(sender({ concurrency: 'auto' }).maxInFlight).toBe(DEFAULT_MAX_CONCURRENCY);
+    expect(sender({ concurrency: 3 }).pace.reading(Date.now())).toMatchObject({ concurrency: 3 });
+  });
+});
+
+describe('when it stops sending', () => {
+  it('a key refused (401): the request that learnt it, and every later one, not sent', async () => {
+    const s = sender({
+      settings: { apiKey: 'wrong-key-123456', baseUrl: at.server.url, baseUrlV3: at.server.url },
+    });
+    const first = await s.send(input(1));
+    expect(first).toMatchObject({ sent: true, paid: false });
+    expect(s.stopReason).toBe('auth');
+    expect(await s.send(input(2))).toEqual({
+      sent: false,
+      reason: 'not sent: the API key was refused (401)',
+    });
+    expect(s.started).toBe(1);
+  });
+
+  it('a wait longer than the cap: stops, says when to come back, and sends nothing more', async () => {
+    at.server.sandbox.configure({ allowance: 1, allowanceWindowMs: 60_000 });
+    const s = sender({
+      concurrency: 1,
+      policy: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 10, maxRetryAfterMs: 1000 },
+    });
+    expect(await s.send(input(1))).toMatchObject({ sent: true, paid: true });
+    const before = Date.now();
+    const second = await s.send(input(2));
+    expect(second).toMatchObject({ sent: true, paid: false });
+    expect(s.stopReason).toBe('allowance');
+    expect(s.resumeAt).toBeGreaterThanOrEqual(before + 50_000);
+    expect(s.resumeAt).toBeLessThanOrEqual(Date.now() + 61_000);
+    expect(s.throttled).toBe(1);
+    const third = await s.send(input(3));
+    expect(third.sent).toBe(false);
+    if (!third.sent) expect(third.reason).toMatch(/^not sent: .*wait/);
+    expect(at.server.sandbox.transactions()).toBe(1);
+  });
+
+  it('cancel(): a retry waiting its turn ends at once, and nothing more is sent', async () => {
+    const s = sender({ policy: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 60_000, maxDelayMs: 60_000 } });
+    const failing = s.send({ Phone: reserved('fault').phone });
+    await sleep(200);
+    expect(s.attempts).toBe(1);
+    s.cancel();
+    expect(await within(failing, 5000)).toMatchObject({ sent: true, paid: false });
+    expect(s.stopReason).toBe('interrupted');
+    expect(await s.send(input(1))).toEqual({ sent: false, reason: 'not sent: the run was interrupted' });
+    expect(s.attempts).toBe(1);
+  });
+
+  it('a veto (the journal cannot keep answers): stops before the request leaves', async () => {
+    let veto: string | undefined;
+    const s = sender({ mayNotSend: () => veto });
+    expect(await s.send(input(1))).toMatchObject({ sent: true, paid: true });
+    veto = 'the answer cache is on a full disk';
+    expect(await s.send(input(2))).toEqual({
+      sent: false,
+      reason: 'not sent: the answer cache is on a full disk',
+    });
+    expect(s.stopReason).toBe('storage');
+    expect(at.server.sandbox.transactions()).toBe(1);
+  });
+
+  it('an answer that could not be kept: the run stops, saying so', async () => {
+    const s = sender();
+    const first = await s.send(input(1), async () => false);
+    expect(first).toMatchObject({ sent: true, paid: true, kept: false });
+    expect(s.stopReason).toBe('storage');
+    expect(await s.send(input(2))).toEqual({ sent: false, reason: 'not sent: the answer could not be kept' });
+  });
+
+  it('halt() for broken input: what is waiting is not sent', async () => {
+    const s = sender();
+    s.halt('the input file breaks off at line 7', 'input');
+    expect(s.stopReason).toBe('input');
+    expect(await s.send(input(1))).toEqual({
+      sent: false,
+      reason: 'not sent: the input file breaks off at line 7',
+    });
+  });
+});
+
+describe('what may have been paid', () => {
+  it('a request abandoned on the wire (a second Ctrl-C): may have been paid, its budget place kept', async () => {
+    const abandon = new AbortController();
+    const s = sender(
+      {
+        maxTransactions: 1,
+        abandonSignal: abandon.signal,
+        transport: createFetchTransport({ signal: abandon.signal }),
+      },
+      silentUrl,
+    );
+    const onWire = s.send(input(1));
+    await sleep(200);
+    expect(s.started).toBe(1);
+    s.cancel();
+    abandon.abort();
+    expect(await within(onWire, 5000)).toEqual({
+      sent: false,
+      reason: 'abandoned when the run was interrupted: the service may have been paid for it',
+      mayHaveBeenPaid: true,
+    });
+    expect(s.abandoned).toBe(1);
+    expect(s.spent).toBe(0);
+  });
+
+  it('a request sent whole that got no answer by the deadline: counted, never retried, its place kept', async () => {
+    const s = sender(
+      { maxTransactions: 1, transport: createFetchTransport({ timeoutMs: 200 }), concurrency: 1 },
+      silentUrl,
+    );
+    const result = await s.send(input(1));
+    expect(result).toMatchObject({ sent: true, paid: false, outcome: { kind: 'error' } });
+    expect(s.unanswered).toBe(1);
+    expect(s.attempts).toBe(1);
+    // Its place in the budget is kept (the service may have billed it): nothing more may be sent.
+    expect(await s.send(input(2))).toEqual({
+      sent: false,
+      reason: 'not sent: the transaction budget (--max-transactions 1) is spent',
+    });
+    expect(s.stopReason).toBe('budget');
+  });
+
+  it('a request that ended unpaid gives its budget place back to the next', async () => {
+    const s = sender({ maxTransactions: 1 });
+    expect(await s.send({ Phone: reserved('fault').phone })).toMatchObject({ sent: true, paid: false });
+    expect(await s.send(input(1))).toMatchObject({ sent: true, paid: true });
+    const third = await s.send(input(2));
+    expect(third).toEqual({
+      sent: false,
+      reason: 'not sent: the transaction budget (--max-transactions 1) is spent',
+    });
+    expect(s.stopReason).toBe('budget');
+  });
+});
