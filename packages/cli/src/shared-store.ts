@@ -2,7 +2,14 @@
 // clients share (the CLI, the MCP server, the warehouse functions), so that a person is bought once
 // whichever client asked first. @enrich/bulk's openStore opens it; here, what the command makes of
 // it: which URL, the cap, the errors in the command's words, and the password kept off the terminal.
-import { openStore, STORE_ENV, type StoreFront, StoreUnavailable, storeUrlSecrets } from '@enrich/bulk';
+import {
+  openStore,
+  STORE_ENV,
+  type StoreFront,
+  StoreUnavailable,
+  storeUrlKind,
+  storeUrlSecrets,
+} from '@enrich/bulk';
 import { CommandError, EXIT } from './exit-codes.js';
 
 /** The store-wide cap per UTC month, as the functions server names it. */
@@ -16,7 +23,10 @@ export interface StoreFlags {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** The store's URL: --store, else ENRICH_STORE; undefined (the local journal only) when neither is set. */
+/**
+ * The store's URL: --store, else ENRICH_STORE; undefined (the local journal only) when neither is
+ * set. A URL that is not a PostgreSQL one is refused here, before anything uses it (exit 2).
+ */
 export function storeUrl(flags: StoreFlags, env: Env): string | undefined {
   const given = flags.store === true || flags.store === undefined ? env[STORE_ENV] : flags.store;
   if (given === undefined || given.trim() === '') {
@@ -24,6 +34,11 @@ export function storeUrl(flags: StoreFlags, env: Env): string | undefined {
       throw new CommandError(`--store without a URL reads ${STORE_ENV}, which is not set`, EXIT.usage);
     }
     return undefined;
+  }
+  try {
+    storeUrlKind(given);
+  } catch (error) {
+    throw new CommandError((error as Error).message, EXIT.usage);
   }
   return given;
 }
