@@ -15,6 +15,7 @@ import {
   type Refuse,
   retentionMs,
   StoreUnavailable,
+  storeUrlKind,
 } from '@enrich/bulk';
 import { anyRefusal, type SuppressionCheck } from '@enrich/core';
 import { CommandError, EXIT } from './exit-codes.js';
@@ -73,6 +74,13 @@ export async function runPrivacy(env: Env, options: PrivacyFor): Promise<RunPriv
 }
 
 async function sharedList(url: string): Promise<SuppressionCheck> {
+  try {
+    storeUrlKind(url);
+  } catch (error) {
+    // A URL that is not a store's: the command's usage error, in the words shared-store.ts gives it.
+    if (error instanceof RangeError) throw new CommandError(error.message, EXIT.usage);
+    throw error;
+  }
   try {
     const privacy = await openSharedPrivacy(url);
     try {

@@ -1,7 +1,7 @@
 // `enrich <operation> --Phone 5550102030`: one call, its record as a table (or JSON). With --cache,
 // an answer already in the answer cache is printed without a call, and a new paid one is kept.
 import { resolve } from 'node:path';
-import { AnswerStore, type AnswerStoreOptions, isDocumented, isUnreadable } from '@enrich/bulk';
+import { AnswerStore, type AnswerStoreOptions, isDocumented, isUnreadable, type Refuse } from '@enrich/bulk';
 import {
   type CleanInput,
   callOperation,
@@ -22,6 +22,7 @@ import {
 import { createFetchTransport } from '@enrich/core/fetch-transport';
 import { answerNamespace, type ConnectIo, type ConnectionFlags, connect, endpoints } from '../connection.js';
 import { EXIT, type ExitCode, exitCodeFor } from '../exit-codes.js';
+import { runPrivacy } from '../privacy.js';
 import type { Scrub } from '../scrub-io.js';
 import {
   closeStore,
@@ -93,14 +94,22 @@ export function oneOffAction(
   });
 }
 
-async function runOneOff(options: OneOffOptions): Promise<ExitCode> {
-  const { op, io, json } = options;
+async function runOneOff(given: OneOffOptions): Promise<ExitCode> {
+  const { op, io, json } = given;
   const print = (text: string) => io.stdout.write(`${text}\n`);
-  const checked = validate(op, options.input);
+  const checked = validate(op, given.input);
   if (!checked.ok) {
     // Caught before anything is sent or any key is asked for.
     if (json) print(jsonText({ operation: op.id, outcome: 'invalid', message: checked.message }));
     else io.stderr.write(`Invalid input: ${checked.message}. Nothing was sent: no transaction spent.\n`);
+    return EXIT.invalidInput;
+  }
+  // A person forgotten at their request is refused before the cache and the service (privacy.ts).
+  const options = await withPrivacy(given);
+  const refused = options.refuse?.(op, checked.input);
+  if (refused !== undefined) {
+    if (json) print(jsonText({ operation: op.id, outcome: 'forgotten', message: refused }));
+    else io.stderr.write(`Not sent: ${refused}. No transaction spent.\n`);
     return EXIT.invalidInput;
   }
   const key = requestKey(op, checked.input);
@@ -147,6 +156,28 @@ async function runOneOff(options: OneOffOptions): Promise<ExitCode> {
   } finally {
     store?.close();
   }
+}
+
+/**
+ * The options with the user's privacy applied: the retention caps the max age of the cache and the
+ * shared store, the cache is registered (forget and held find it), and `refuse` says who is forgotten.
+ */
+async function withPrivacy(
+  given: OneOffOptions,
+): Promise<OneOffOptions & { readonly refuse: Refuse | undefined }> {
+  const privacy = await runPrivacy(given.io.env, {
+    maxAgeMs: given.cache?.maxAgeMs ?? given.shared?.options.maxAgeMs ?? Number.POSITIVE_INFINITY,
+    journal: given.cache?.path,
+    storeUrl: given.shared?.url,
+  });
+  if (privacy.note) given.io.stderr.write(`enrich: ${privacy.note}\n`);
+  const maxAgeMs = privacy.maxAgeMs;
+  return {
+    ...given,
+    cache: given.cache && { ...given.cache, maxAgeMs },
+    shared: given.shared && { ...given.shared, options: { ...given.shared.options, maxAgeMs } },
+    refuse: privacy.refuse,
+  };
 }
 
 /** The call, through the shared store when there is one (one-off-store.ts); the store is closed after. */
