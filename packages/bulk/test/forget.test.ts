@@ -252,10 +252,12 @@ describe('undo, held', () => {
     const before = snapshot();
     const { held } = await heldEverywhere(t, ids({ Phone: '555 010 2030', Email: 'jane.doe@EXAMPLE.com' }));
     expect(snapshot()).toEqual(before);
-    expect(held.map((h) => [h.store, h.key])).toEqual([
-      [`journal ${runs.phones}`, 'phone-lookup:[["Phone","5550102030"]]'],
-      [`journal ${runs.emails}`, 'email-verify:[["Email","Jane.Doe@example.com"]]'],
-    ]);
+    expect(held.map((h) => [h.store, h.key]).sort()).toEqual(
+      [
+        [`journal ${runs.phones}`, 'phone-lookup:[["Phone","5550102030"]]'],
+        [`journal ${runs.emails}`, 'email-verify:[["Email","Jane.Doe@example.com"]]'],
+      ].sort(),
+    );
     for (const h of held) expect(Date.now() - h.at).toBeLessThan(60_000);
   });
 });

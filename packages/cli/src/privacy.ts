@@ -6,13 +6,11 @@
 import { homedir } from 'node:os';
 import {
   BulkError,
-  closeSharedPrivacy,
   dataFolder,
   keepCache,
-  loadSharedSuppression,
   loadSuppression,
-  openSharedPrivacy,
   type Refuse,
+  readSharedSuppression,
   retentionMs,
   StoreUnavailable,
   storeUrlKind,
@@ -82,12 +80,7 @@ async function sharedList(url: string): Promise<SuppressionCheck> {
     throw error;
   }
   try {
-    const privacy = await openSharedPrivacy(url);
-    try {
-      return await loadSharedSuppression(privacy);
-    } finally {
-      await closeSharedPrivacy(privacy);
-    }
+    return await readSharedSuppression(url);
   } catch (error) {
     if (error instanceof StoreUnavailable) {
       throw new CommandError(

@@ -9,12 +9,10 @@
 // compacted once when the server starts (bulk's keepCache).
 import { statSync } from 'node:fs';
 import {
-  closeSharedPrivacy,
   keepCache,
-  loadSharedSuppression,
   loadSuppression,
-  openSharedPrivacy,
   type Refuse,
+  readSharedSuppression,
   retentionMs,
   suppressionPath,
 } from '@enrich/bulk';
@@ -87,12 +85,7 @@ export class Privacy {
 
   private async sharedList(url: string): Promise<SuppressionCheck> {
     if (this.shared && Date.now() - this.shared.at < SHARED_REFRESH_MS) return this.shared.check;
-    const privacy = await openSharedPrivacy(url);
-    try {
-      this.shared = { at: Date.now(), check: await loadSharedSuppression(privacy) };
-      return this.shared.check;
-    } finally {
-      await closeSharedPrivacy(privacy);
-    }
+    this.shared = { at: Date.now(), check: await readSharedSuppression(url) };
+    return this.shared.check;
   }
 }

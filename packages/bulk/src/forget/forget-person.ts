@@ -9,19 +9,16 @@
 // undo:   the suppression entries added today are taken out (answers already removed stay removed).
 // held:   what every store keeps on the identities, read only.
 // prune:  answers older than the retention are removed from every store.
-import { type Identity, type IdentityKind, IdentityMatcher, utcDay } from '@enrich/core';
+import {
+  type Identity,
+  type IdentityKind,
+  IdentityMatcher,
+  type SuppressionCheck,
+  utcDay,
+} from '@enrich/core';
 import { addToForgetLog, type StoreReport } from './forget-log.js';
 import { forgetLocal, type HeldAnswer, heldLocal, type LocalStores, pruneLocal } from './local-stores.js';
-import {
-  addSharedSuppressed,
-  closeSharedPrivacy,
-  forgetInShared,
-  heldInShared,
-  openSharedPrivacy,
-  pruneShared,
-  type SharedPrivacy,
-  undoSharedSuppressed,
-} from './postgres-privacy.js';
+import type { SharedPrivacy } from './postgres-privacy.js';
 import { retentionMs } from './retention.js';
 import { addSuppressed, undoSuppressed } from './suppression-file.js';
 
@@ -63,9 +60,9 @@ export async function forgetEverywhere(
   const local = await addSuppressed(targets.dataDir, identities, on);
   const stores: StoreReport[] = [];
   let shared: number | undefined;
-  await withShared(targets, stores, async (privacy) => {
-    shared = await addSharedSuppressed(privacy, identities, on);
-    stores.push({ store: privacy.where, removed: await forgetInShared(privacy, matcher) });
+  await withShared(targets, stores, async (privacy, pg) => {
+    shared = await pg.addSharedSuppressed(privacy, identities, on);
+    stores.push({ store: privacy.where, removed: await pg.forgetInShared(privacy, matcher) });
   });
   stores.unshift(...(await forgetLocal(targets, matcher)));
   if (targets.more) stores.push(...(await targets.more.forget(matcher)));
@@ -102,8 +99,8 @@ export async function undoForget(
   let undone = local.undone;
   const tooOld = [...local.tooOld];
   const stores: StoreReport[] = [];
-  await withShared(targets, stores, async (privacy) => {
-    const shared = await undoSharedSuppressed(privacy, identities, today);
+  await withShared(targets, stores, async (privacy, pg) => {
+    const shared = await pg.undoSharedSuppressed(privacy, identities, today);
     undone += shared.undone;
     tooOld.push(...shared.tooOld);
   });
@@ -129,8 +126,8 @@ export async function heldEverywhere(
   const matcher = new IdentityMatcher(identities);
   const held = heldLocal(targets, matcher);
   const stores: StoreReport[] = [];
-  await withShared(targets, stores, async (privacy) => {
-    for (const row of await heldInShared(privacy, matcher)) {
+  await withShared(targets, stores, async (privacy, pg) => {
+    for (const row of await pg.heldInShared(privacy, matcher)) {
       held.push({
         store: privacy.where,
         namespace: row.namespace,
@@ -150,8 +147,8 @@ export async function pruneEverywhere(
   const now = (targets.now ?? Date.now)();
   const maxAge = retentionMs(targets.dataDir);
   const stores = await pruneLocal(targets, now - maxAge);
-  await withShared(targets, stores, async (privacy) => {
-    stores.push({ store: privacy.where, removed: await pruneShared(privacy, maxAge) });
+  await withShared(targets, stores, async (privacy, pg) => {
+    stores.push({ store: privacy.where, removed: await pg.pruneShared(privacy, maxAge) });
   });
   if (targets.more) stores.push(...(await targets.more.prune(now - maxAge)));
   await addToForgetLog(
@@ -162,17 +159,21 @@ export async function pruneEverywhere(
   return { days: maxAge / 86_400_000, stores };
 }
 
+type PgPrivacy = typeof import('./postgres-privacy.js');
+
 // Opens the shared store when there is one; a store out of reach is a failed store in the report.
+// The driver is loaded only then: a user without a shared store never loads it.
 async function withShared(
   targets: PrivacyTargets,
   stores: StoreReport[],
-  work: (privacy: SharedPrivacy) => Promise<void>,
+  work: (privacy: SharedPrivacy, pg: PgPrivacy) => Promise<void>,
 ): Promise<void> {
   if (targets.sharedUrl === undefined) return;
   let privacy: SharedPrivacy | undefined;
+  const pg = await import('./postgres-privacy.js');
   try {
-    privacy = await openSharedPrivacy(targets.sharedUrl, targets.sharedSchema);
-    await work(privacy);
+    privacy = await pg.openSharedPrivacy(targets.sharedUrl, targets.sharedSchema);
+    await work(privacy, pg);
   } catch (error) {
     stores.push({
       store: privacy?.where ?? 'the shared store',
@@ -180,6 +181,17 @@ async function withShared(
       failed: (error as Error).message,
     });
   } finally {
-    if (privacy) await closeSharedPrivacy(privacy);
+    if (privacy) await pg.closeSharedPrivacy(privacy);
+  }
+}
+
+/** The shared store's suppression list (its driver loaded only now); throws StoreUnavailable. */
+export async function readSharedSuppression(url: string, schema?: string): Promise<SuppressionCheck> {
+  const pg = await import('./postgres-privacy.js');
+  const privacy = await pg.openSharedPrivacy(url, schema);
+  try {
+    return await pg.loadSharedSuppression(privacy);
+  } finally {
+    await pg.closeSharedPrivacy(privacy);
   }
 }

@@ -31,6 +31,7 @@ export {
   kindCounts,
   type PrivacyTargets,
   pruneEverywhere,
+  readSharedSuppression,
   type UndoReport,
   undoForget,
 } from './forget-person.js';
@@ -38,12 +39,7 @@ export { type Drop, type RewriteResult, rewriteJournal } from './journal-rewrite
 export { type KeptCache, keepCache } from './keep-cache.js';
 export { type HeldAnswer, journalName, type LocalStores, localJournals } from './local-stores.js';
 export { type PeopleRead, readPeople } from './people-file.js';
-export {
-  closeSharedPrivacy,
-  loadSharedSuppression,
-  openSharedPrivacy,
-  type SharedPrivacy,
-} from './postgres-privacy.js';
+export type { SharedPrivacy } from './postgres-privacy.js';
 export {
   DEFAULT_RETENTION_DAYS,
   MAX_RETENTION_DAYS,
