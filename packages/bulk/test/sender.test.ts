@@ -85,6 +85,66 @@ describe('what it counts', () => {
   });
 });
 
+describe('its pace', () => {
+  it("starts an auto run from the last run's pace, and a fixed number from that number alone", () => {
+    const startFrom = { concurrency: 12, baselineMs: 40, climbing: false };
+    const auto = sender({ concurrency: 'auto', startFrom });
+    expect(auto.startedFrom).toBe(12);
+    expect(auto.pace.reading(Date.now())).toMatchObject({ concurrency: 12 });
+    const fixed = sender({ concurrency: 3, startFrom });
+    expect(fixed.startedFrom).toBeUndefined();
+    expect(fixed.pace.reading(Date.now())).toMatchObject({ concurrency: 3 });
+    expect(sender({ concurrency: 'auto' }).startedFrom).toBeUndefined();
+  });
+
+  it('answers per second: answers over the time from the first request sent to the last answer', async () => {
+    // A clock of its own: each exchange takes exactly 500 ms of it.
+    let clock = 10_000;
+    const real = createFetchTransport({ timeoutMs: 5000 });
+    const s = sender({
+      concurrency: 1,
+      now: () => clock,
+      transport: async (request) => {
+        const response = await real(request);
+        clock += 500;
+        return response;
+      },
+    });
+    await s.send(input(1));
+    await s.send(input(2));
+    expect(s.answersPerSecond).toBe(2);
+  });
+});
+
+describe('retries', () => {
+  it('wait through the sleep it is given, and are told with their delay and error', async () => {
+    const slept: number[] = [];
+    const told: { delayMs: number; code: string }[] = [];
+    const s = sender({
+      sleep: (ms) => {
+        slept.push(ms);
+        return sleep(0);
+      },
+      onRetry: ({ delayMs, error }) => told.push({ delayMs, code: error.code }),
+    });
+    await s.send({ Phone: reserved('fault').phone });
+    const retries = DEFAULT_RETRY_POLICY.maxAttempts - 1;
+    expect(slept).toHaveLength(retries);
+    expect(told.map((t) => t.delayMs)).toEqual(slept);
+    expect(told.every((t) => t.code === 'server')).toBe(true);
+  });
+
+  it('of a request already sent stop once the run stops sending: no retry starts', async () => {
+    const s = sender({ policy: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 150, maxDelayMs: 150 } });
+    const failing = s.send({ Phone: reserved('fault').phone });
+    await sleep(60);
+    expect(s.attempts).toBe(1);
+    s.halt('the input file breaks off', 'input');
+    expect(await failing).toMatchObject({ sent: true, paid: false });
+    expect(s.attempts).toBe(1);
+  });
+});
+
 describe('when it stops sending', () => {
   it('a key refused (401): the request that learnt it, and every later one, not sent', async () => {
     const s = sender({
@@ -151,6 +211,50 @@ describe('when it stops sending', () => {
     expect(first).toMatchObject({ sent: true, paid: true, kept: false });
     expect(s.stopReason).toBe('storage');
     expect(await s.send(input(2))).toEqual({ sent: false, reason: 'not sent: the answer could not be kept' });
+  });
+
+  it('an allowance gone (429 to every attempt): stops, and says the allowance is used up', async () => {
+    at.server.sandbox.configure({
+      allowance: 0,
+      allowanceWindowMs: Number.POSITIVE_INFINITY,
+      retryAfterSeconds: 0,
+    });
+    const s = sender({ concurrency: 1 });
+    const first = await s.send(input(1));
+    expect(first).toMatchObject({
+      sent: true,
+      paid: false,
+      outcome: { kind: 'error', error: { code: 'allowance' } },
+    });
+    expect(s.throttled).toBe(DEFAULT_RETRY_POLICY.maxAttempts);
+    expect(s.stopReason).toBe('allowance');
+    expect(await s.send(input(2))).toEqual({
+      sent: false,
+      reason: 'not sent: the transaction allowance is used up (429); run again later',
+    });
+    expect(at.server.sandbox.transactions()).toBe(0);
+  });
+
+  it('cancel() while requests wait out a 429 pause: they never leave', async () => {
+    at.server.sandbox.configure({ allowance: 1, allowanceWindowMs: 2000 });
+    const s = sender({
+      concurrency: 2,
+      policy: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 10, maxRetryAfterMs: 10_000 },
+    });
+    expect(await s.send(input(1))).toMatchObject({ paid: true });
+    // Refused (429, Retry-After to the window's end): with a fixed number, everyone waits with it.
+    const refused = s.send(input(2));
+    await sleep(200);
+    expect(s.throttled).toBe(1);
+    // Has a place in flight, and waits for its turn on the wire until the pause ends.
+    const waiting = s.send(input(3));
+    await sleep(200);
+    const requests = at.server.sandbox.requests();
+    s.cancel();
+    expect(await within(waiting, 5000)).toEqual({ sent: false, reason: 'not sent: the run was interrupted' });
+    expect(await within(refused, 5000)).toMatchObject({ sent: true, paid: false });
+    expect(at.server.sandbox.requests()).toBe(requests);
+    expect(s.started).toBe(2);
   });
 
   it('halt() for broken input: what is waiting is not sent', async () => {
