@@ -11,6 +11,7 @@ import {
   heldEverywhere,
   pruneEverywhere,
   readSharedSuppression,
+  sharedTarget,
   undoForget,
 } from '../src/index.js';
 import { spellings } from './byte-scan.js';
@@ -81,8 +82,7 @@ describe('the shared store', () => {
     const targets = {
       dataDir: tempDir(),
       cacheDir: tempDir(),
-      sharedUrl: at.cluster.url,
-      sharedSchema: schema,
+      shared: sharedTarget(at.cluster.url, schema),
     };
     const person = ids({ Phone: '(555) 010-2030', Email: 'JANE.DOE@EXAMPLE.COM' });
 
@@ -121,8 +121,7 @@ describe('the shared store', () => {
     const targets = {
       dataDir: tempDir(),
       cacheDir: tempDir(),
-      sharedUrl: at.cluster.url,
-      sharedSchema: schema,
+      shared: sharedTarget(at.cluster.url, schema),
     };
     await forgetEverywhere(targets, ids({ Phone: '5550102030' }));
     const undone = await undoForget(targets, ids({ Phone: '555-010-2030' }));
@@ -142,7 +141,7 @@ describe('the shared store', () => {
     const targets = {
       dataDir: tempDir(),
       cacheDir: tempDir(),
-      sharedUrl: at.cluster.url.replace(`:${at.cluster.port}/`, ':1/'),
+      shared: sharedTarget(at.cluster.url.replace(`:${at.cluster.port}/`, ':1/')),
     };
     const report = await forgetEverywhere(targets, ids({ Phone: '5550102030' }));
     expect(report.complete).toBe(false);

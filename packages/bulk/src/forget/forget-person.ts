@@ -9,23 +9,17 @@
 // undo:   the suppression entries added today are taken out (answers already removed stay removed).
 // held:   what every store keeps on the identities, read only.
 // prune:  answers older than the retention are removed from every store.
-import {
-  type Identity,
-  type IdentityKind,
-  IdentityMatcher,
-  type SuppressionCheck,
-  utcDay,
-} from '@enrich/core';
+import { type Identity, type IdentityKind, IdentityMatcher, utcDay } from '@enrich/core';
 import { addToForgetLog, type StoreReport } from './forget-log.js';
 import { forgetLocal, type HeldAnswer, heldLocal, type LocalStores, pruneLocal } from './local-stores.js';
 import type { SharedPrivacy } from './postgres-privacy.js';
 import { retentionMs } from './retention.js';
+import type { PgPrivacy, SharedTarget } from './shared-driver.js';
 import { addSuppressed, undoSuppressed } from './suppression-file.js';
 
 export interface PrivacyTargets extends LocalStores {
-  /** The shared store's URL (--store / ENRICH_STORE), if the user has one. */
-  readonly sharedUrl?: string | undefined;
-  readonly sharedSchema?: string;
+  /** The shared store (--store / ENRICH_STORE), if the user has one: see shared-driver.ts. */
+  readonly shared?: SharedTarget | undefined;
   /** A client's own stores (VS Code's History): forgotten or pruned after the others. */
   readonly more?: {
     forget(matcher: IdentityMatcher): Promise<StoreReport[]>;
@@ -159,20 +153,17 @@ export async function pruneEverywhere(
   return { days: maxAge / 86_400_000, stores };
 }
 
-type PgPrivacy = typeof import('./postgres-privacy.js');
-
 // Opens the shared store when there is one; a store out of reach is a failed store in the report.
-// The driver is loaded only then: a user without a shared store never loads it.
 async function withShared(
   targets: PrivacyTargets,
   stores: StoreReport[],
   work: (privacy: SharedPrivacy, pg: PgPrivacy) => Promise<void>,
 ): Promise<void> {
-  if (targets.sharedUrl === undefined) return;
+  if (targets.shared === undefined) return;
   let privacy: SharedPrivacy | undefined;
-  const pg = await import('./postgres-privacy.js');
+  const pg = await targets.shared.driver();
   try {
-    privacy = await pg.openSharedPrivacy(targets.sharedUrl, targets.sharedSchema);
+    privacy = await pg.openSharedPrivacy(targets.shared.url, targets.shared.schema);
     await work(privacy, pg);
   } catch (error) {
     stores.push({
@@ -182,16 +173,5 @@ async function withShared(
     });
   } finally {
     if (privacy) await pg.closeSharedPrivacy(privacy);
-  }
-}
-
-/** The shared store's suppression list (its driver loaded only now); throws StoreUnavailable. */
-export async function readSharedSuppression(url: string, schema?: string): Promise<SuppressionCheck> {
-  const pg = await import('./postgres-privacy.js');
-  const privacy = await pg.openSharedPrivacy(url, schema);
-  try {
-    return await pg.loadSharedSuppression(privacy);
-  } finally {
-    await pg.closeSharedPrivacy(privacy);
   }
 }

@@ -31,7 +31,6 @@ export {
   kindCounts,
   type PrivacyTargets,
   pruneEverywhere,
-  readSharedSuppression,
   type UndoReport,
   undoForget,
 } from './forget-person.js';
@@ -49,6 +48,13 @@ export {
   retentionProblem,
   setRetentionDays,
 } from './retention.js';
+export {
+  type PgPrivacy,
+  postgresPrivacy,
+  readSharedSuppression,
+  type SharedTarget,
+  sharedTarget,
+} from './shared-driver.js';
 export {
   loadSuppression,
   nodeHmac,

@@ -8,6 +8,7 @@ import {
   retentionDays,
   STORE_ENV,
   setRetentionDays,
+  sharedTarget,
 } from '@enrich/bulk';
 import { type Command, InvalidArgumentError } from 'commander';
 import { EXIT, type ExitCode } from '../exit-codes.js';
@@ -69,7 +70,10 @@ function retentionAction(days: number | undefined, io: PrivacyIo): ExitCode {
 }
 
 async function pruneAction(flags: PruneFlags, io: PrivacyIo): Promise<ExitCode> {
-  const targets = { ...localStoresOf(io.env, io.cwd, flags.cache), sharedUrl: storeUrl(flags, io.env) };
+  const targets = {
+    ...localStoresOf(io.env, io.cwd, flags.cache),
+    shared: sharedTarget(storeUrl(flags, io.env)),
+  };
   const pruned = await pruneEverywhere(targets);
   if (flags.json) io.stdout.write(`${jsonText(pruned)}\n`);
   else {

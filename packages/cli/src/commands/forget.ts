@@ -12,6 +12,7 @@ import {
   readForgetLog,
   STORE_ENV,
   type StoreReport,
+  sharedTarget,
   suppressionPath,
   undoForget,
 } from '@enrich/bulk';
@@ -81,7 +82,10 @@ async function forgetAction(
 ): Promise<ExitCode> {
   if (flags.log) return printLog(io, flags.json === true);
   const identities = await personOf(given, flags.in, io.cwd);
-  const targets = { ...localStoresOf(io.env, io.cwd, flags.cache), sharedUrl: storeUrl(flags, io.env) };
+  const targets = {
+    ...localStoresOf(io.env, io.cwd, flags.cache),
+    shared: sharedTarget(storeUrl(flags, io.env)),
+  };
   if (flags.undo) {
     const undone = await undoForget(targets, identities);
     if (flags.json) io.stdout.write(`${jsonText(undone)}\n`);
@@ -105,7 +109,7 @@ async function forgetAction(
   io.stdout.write(
     flags.json
       ? `${jsonText(report)}\n`
-      : `${forgetText(report, identities, userDataFolder(io.env), targets.sharedUrl !== undefined)}\n`,
+      : `${forgetText(report, identities, userDataFolder(io.env), targets.shared !== undefined)}\n`,
   );
   return report.complete ? EXIT.ok : EXIT.storage;
 }

@@ -1,6 +1,6 @@
 // `enrich held`: what every store of this user keeps on a person, and when it was bought (issue 38:
 // the person's right to know). Reads only: nothing is sent, nothing written, no lock taken.
-import { type HeldAnswer, heldEverywhere, STORE_ENV, suppressedEntries } from '@enrich/bulk';
+import { type HeldAnswer, heldEverywhere, STORE_ENV, sharedTarget, suppressedEntries } from '@enrich/bulk';
 import { describeIdentity, findOperation, flattenRecord, type Outcome, outputColumns } from '@enrich/core';
 import type { Command } from 'commander';
 import { EXIT, type ExitCode } from '../exit-codes.js';
@@ -34,7 +34,10 @@ export function addHeldCommand(program: Command, io: PrivacyIo, done: (code: Exi
 
 async function heldAction(flags: HeldFlags, given: Record<string, string>, io: PrivacyIo): Promise<ExitCode> {
   const identities = await personOf(given, flags.in, io.cwd);
-  const targets = { ...localStoresOf(io.env, io.cwd, flags.cache), sharedUrl: storeUrl(flags, io.env) };
+  const targets = {
+    ...localStoresOf(io.env, io.cwd, flags.cache),
+    shared: sharedTarget(storeUrl(flags, io.env)),
+  };
   const { held, stores } = await heldEverywhere(targets, identities);
   const suppressed = suppressedEntries(userDataFolder(io.env), identities);
   if (flags.json) {
