@@ -1,7 +1,7 @@
 // The MCP server's answer cache on its own, on real files: a paid answer is on disk (in the journal,
 // or set aside when another process holds the journal) before put() resolves, and a later lookup,
 // by this server or another, finds it free. Kept nowhere, it is at least kept in memory.
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AnswerStore } from '@enrich/bulk';
@@ -126,9 +126,58 @@ describe('AnswerCache', () => {
     const cache = cacheAt(dir, { path: join(file, 'cache.jsonl'), rescueDir: join(file, 'aside') });
     const kept = await cache.put(NS, key('5550102030'), answer('5550102030'));
     expect(kept.where).toBe('nowhere');
+    // Both failures named: the cache's folder, and the side file's.
+    if (kept.where === 'nowhere') expect(kept.reason).toMatch(/^.+; .+$/);
     expect(logged.join('\n')).toContain('only this session remembers it');
     expect(cache.get(NS, key('5550102030'))).toEqual(answer('5550102030'));
     expect(cache.get('elsewhere', key('5550102030'))).toBeUndefined();
+  });
+
+  it('names its file, and closes what each lookup opens', async () => {
+    const dir = fresh();
+    const cache = cacheAt(dir);
+    expect(cache.path).toBe(join(dir, 'cache.jsonl'));
+    await cache.put(NS, key('5550102030'), answer('5550102030'));
+    const open = () => readdirSync('/proc/self/fd').length;
+    const before = open();
+    for (let i = 0; i < 100; i++) cache.get(NS, key('5550102030'));
+    expect(open()).toBe(before);
+  });
+
+  it('answers nothing, and says why, when the cache cannot be read', () => {
+    const dir = fresh();
+    mkdirSync(join(dir, 'cache.jsonl'));
+    expect(cacheAt(dir).get(NS, key('5550102030'))).toBeUndefined();
+    expect(logged.join('\n')).toMatch(/^The answer cache .*cache\.jsonl could not be read: /);
+  });
+
+  it("gives up on another process's lock after its wait, not the default two seconds", async () => {
+    const dir = fresh();
+    holdLock(dir);
+    const kept = cacheAt(dir, { lockWaitMs: 100 }).put(NS, key('5550102030'), answer('5550102030'));
+    // The default wait would end 2 s from now at the earliest.
+    const first = await Promise.race([
+      kept.then((k) => k.where),
+      new Promise<string>((resolve) => setTimeout(() => resolve('still waiting'), 1900)),
+    ]);
+    expect(first).toBe('aside');
+  });
+
+  it('on a full disk (the journal on /dev/full): the answer is set aside, or else kept in memory', async () => {
+    const dir = fresh();
+    symlinkSync('/dev/full', join(dir, 'cache.jsonl'));
+    const kept = await cacheAt(dir).put(NS, key('5550102030'), answer('5550102030'));
+    expect(kept).toMatchObject({ where: 'aside', reason: 'the disk is full (ENOSPC)' });
+    expect(cacheAt(dir).get(NS, key('5550102030'))).toEqual(answer('5550102030'));
+    const nowhere = fresh();
+    symlinkSync('/dev/full', join(nowhere, 'cache.jsonl'));
+    writeFileSync(join(nowhere, 'file'), 'x');
+    const cache = cacheAt(nowhere, { rescueDir: join(nowhere, 'file') });
+    expect(await cache.put(NS, key('5550102030'), answer('5550102030'))).toMatchObject({
+      where: 'nowhere',
+      reason: 'the disk is full (ENOSPC)',
+    });
+    expect(cache.get(NS, key('5550102030'))).toEqual(answer('5550102030'));
   });
 
   it('does not answer from an answer older than its age limit', async () => {
