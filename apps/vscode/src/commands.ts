@@ -22,6 +22,7 @@ import { askInput } from './input/flow';
 import { prefillFor, selectedText } from './input/selection';
 import { clearApiKey, setApiKey } from './key/commands';
 import { COMMAND, HISTORY_VIEW, operationCommandId } from './manifest';
+import { forgetPerson } from './privacy/forget-command';
 import { SPEND_URI } from './spend/document';
 import { tryWithoutKey, useRealService } from './trial/commands';
 
@@ -46,6 +47,7 @@ export function createCommands(): Record<string, CommandFactory> {
     [COMMAND.copyAsCurl]: copyAsCurl,
     [COMMAND.deleteEntry]: deleteEntry,
     [COMMAND.clearHistory]: clearHistory,
+    [COMMAND.forgetPerson]: forgetPerson,
   };
 }
 
@@ -59,6 +61,12 @@ function runOperation(op: Operation): CommandFactory {
     async (given?: Record<string, unknown>): Promise<HistoryEntry | undefined> => {
       const input = given ? checked(op, given) : await askInput(op, prefillFor(op, selectedText()));
       if (!input) return undefined;
+      // A person forgotten at their request: neither the History's answer nor a call (issue 38).
+      const forgotten = ctx.privacy.refusal(op, input);
+      if (forgotten) {
+        void vscode.window.showErrorMessage(`${op.title}: not sent: ${forgotten}.`);
+        return undefined;
+      }
       const earlier = earlierAnswer(ctx, op, input);
       if (earlier) {
         const choice = await askReuse(op, input, earlier, Date.now());

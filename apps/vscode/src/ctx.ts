@@ -10,6 +10,7 @@ import { Config } from './config';
 import { History } from './history';
 import { ApiKeyStore } from './key/store';
 import { Log } from './log';
+import { Privacy } from './privacy/suppression';
 import { RESULT_SCHEME, ResultDocuments } from './result/json-document';
 import { ResultView } from './result/view';
 import { SPEND_SCHEME, SpendDocument } from './spend/document';
@@ -38,6 +39,8 @@ export class Ctx {
   readonly trial = new Trial();
   /** Every paid call, the palette's and the chat tools': one purchase path (call/purchase.ts). */
   readonly purchases: Purchases;
+  /** The people forgotten at their request, and the retention (privacy/suppression.ts). */
+  readonly privacy = new Privacy();
   private scrubber: (text: string) => string = (text) => text;
 
   private constructor(readonly extension: vscode.ExtensionContext) {
@@ -53,6 +56,7 @@ export class Ctx {
       history: this.history,
       spend: this.spend,
       log: this.log,
+      privacy: this.privacy,
       apiKey: () => this.refresh(),
     });
     const spendDocument = new SpendDocument(this.spend);
@@ -79,6 +83,8 @@ export class Ctx {
   static async create(extension: vscode.ExtensionContext): Promise<Ctx> {
     const ctx = new Ctx(extension);
     await ctx.refresh();
+    // People forgotten since the last session (with `enrich forget`) leave the History now.
+    await ctx.privacy.purgeHistory(ctx.history);
     return ctx;
   }
 

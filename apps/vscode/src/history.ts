@@ -83,6 +83,14 @@ export class History implements vscode.Disposable {
     await this.save([]);
   }
 
+  /** Deletes every entry `remove` picks (a person forgotten, an answer past the retention); returns how many. */
+  async removeWhere(remove: (entry: HistoryEntry) => boolean): Promise<number> {
+    const all = this.all();
+    const kept = all.filter((entry) => !remove(entry));
+    if (kept.length !== all.length) await this.save(kept);
+    return all.length - kept.length;
+  }
+
   /** Applies a smaller cap at once, after the setting changed. */
   async trim(): Promise<void> {
     const all = this.all();

@@ -38,6 +38,7 @@ export const COMMAND = {
   copyAsCurl: 'enrich.history.copyAsCurl',
   deleteEntry: 'enrich.history.delete',
   clearHistory: 'enrich.history.clear',
+  forgetPerson: 'enrich.forgetPerson',
 } as const;
 
 export type CommandId = (typeof COMMAND)[keyof typeof COMMAND];
@@ -123,6 +124,8 @@ const GENERAL_COMMANDS: readonly (CommandContribution & { readonly palette: bool
   { command: COMMAND.copyAsCurl, title: 'Copy as curl', icon: '$(copy)', palette: false },
   { command: COMMAND.deleteEntry, title: 'Delete', icon: '$(trash)', palette: false },
   { command: COMMAND.clearHistory, title: 'Clear History', icon: '$(clear-all)', palette: false },
+  // A person's request (issue 38): the History, the answer caches, and the suppression list.
+  { command: COMMAND.forgetPerson, title: 'Forget a Person', category: CATEGORY, palette: true },
 ];
 
 export function contributes() {

@@ -31,6 +31,7 @@ import { createFetchTransport } from '@enrich/core/fetch-transport';
 import type { Config } from '../config';
 import { type History, type HistoryEntry, mayHaveBeenPaid, newEntryId } from '../history';
 import type { Log } from '../log';
+import type { Privacy } from '../privacy/suppression';
 import type { SpendLedger } from '../spend/ledger';
 import { findEarlierAnswer } from './earlier-answer';
 import { Flight } from './flight';
@@ -45,6 +46,8 @@ export interface PurchaseDeps {
   readonly log: Log;
   /** The key calls use now (the trial's demo key while trying without a key). */
   readonly apiKey: () => Promise<string | undefined>;
+  /** People forgotten at their request: refused before the History or the service (issue 38). */
+  readonly privacy?: Pick<Privacy, 'refusal'>;
 }
 
 /** An answer the person was told comes free from the History: given from there, never bought. */
@@ -83,7 +86,7 @@ export type Bought =
   /** Nothing sent, for `reason`, said in `message`. */
   | {
       readonly kind: 'refused';
-      readonly reason: 'gone' | 'changed' | 'no-key' | 'not-allowed';
+      readonly reason: 'gone' | 'changed' | 'no-key' | 'not-allowed' | 'forgotten';
       readonly message: string;
     }
   /**
@@ -112,6 +115,8 @@ export class Purchases {
   constructor(private readonly deps: PurchaseDeps) {}
 
   async buy(order: Order, control: Control): Promise<Bought> {
+    const forgotten = this.deps.privacy?.refusal(order.op, order.input);
+    if (forgotten) return { kind: 'refused', reason: 'forgotten', message: `not sent: ${forgotten}` };
     if (order.kind === 'free') return this.confirmedAnswer(order);
     const stored = order.fromHistory ? this.fromStore({ ...order, url: order.target.url }) : undefined;
     if (stored) return { kind: 'from-history', entry: stored };

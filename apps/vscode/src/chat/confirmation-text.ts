@@ -25,6 +25,8 @@ export function preparedInvocation(
   switch (plan.kind) {
     case 'invalid':
       return { invocationMessage: `${title}: invalid input, nothing sent` };
+    case 'forgotten':
+      return { invocationMessage: `${title}: forgotten at the person's request, nothing sent` };
     case 'no-key':
     case 'not-allowed':
       return { invocationMessage: `${title}: nothing sent` };

@@ -10,6 +10,8 @@ import type { HistoryEntry } from '../history';
 
 export type Plan =
   | { readonly kind: 'invalid'; readonly message: string }
+  /** A person forgotten at their request (issue 38): not sent, not answered from the History. */
+  | { readonly kind: 'forgotten'; readonly message: string }
   | { readonly kind: 'free'; readonly input: CleanInput; readonly earlier: HistoryEntry }
   | { readonly kind: 'no-key'; readonly input: CleanInput }
   | { readonly kind: 'not-allowed'; readonly input: CleanInput; readonly message: string }
@@ -19,6 +21,8 @@ export async function planCall(ctx: Ctx, op: Operation, given: unknown): Promise
   const checked = validate(op, given);
   if (!checked.ok) return { kind: 'invalid', message: checked.message };
   const input = checked.input;
+  const forgotten = ctx.privacy.refusal(op, input);
+  if (forgotten) return { kind: 'forgotten', message: forgotten };
   const earlier = earlierAnswer(ctx, op, input);
   if (earlier) return { kind: 'free', input, earlier };
   const where = targetOf(op, ctx.config.bases, await ctx.callKey());

@@ -66,6 +66,8 @@ export class OperationTool implements vscode.LanguageModelTool<ToolInput> {
     switch (plan.kind) {
       case 'invalid':
         return this.text(`${title}: invalid input: ${plan.message}. ${NOTHING_SENT}`);
+      case 'forgotten':
+        return this.text(`${title}: not sent: ${plan.message}. ${NOTHING_SENT}`);
       case 'no-key':
         return this.text(
           `${title}: no API key is set, so nothing was sent. The person can run "${CATEGORY}: Set API Key", or "${CATEGORY}: Try Without a Key" to try the sandbox.`,

@@ -14,6 +14,7 @@ import {
 } from '@enrich/bulk';
 import { baseUrlOf, type Operation } from '@enrich/core';
 import { serviceWords } from '../call/target';
+import { Privacy } from '../privacy/suppression';
 import { type FileFingerprint, fingerprint } from './file-fingerprint';
 
 /** The CLI's default `--max-age 30d`: older answers are asked again. */
@@ -83,12 +84,16 @@ export async function planRun(run: CsvRun): Promise<Planned> {
   } catch (error) {
     throw new BulkError(`${run.inPath} cannot be read: ${(error as Error).message}`);
   }
+  const privacy = new Privacy();
   const plan = await planBulk({
     op: run.op,
     inPath: run.inPath,
     cachePath: run.cachePath,
     namespace: run.namespace,
-    maxAgeMs: MAX_AGE_MS,
+    // People forgotten at their request are not planned (their rows are invalid); the retention
+    // caps the answers' age (privacy/suppression.ts).
+    maxAgeMs: privacy.maxAge(MAX_AGE_MS),
+    refuse: privacy.refuse(),
     overrides: run.overrides,
     layout: sourceChoice(run),
   });

@@ -12,6 +12,7 @@ import {
   type BulkSummary,
   createHttpTransport,
   estimatedRows,
+  keepCache,
   PACE_FILE,
   runBulk,
 } from '@enrich/bulk';
@@ -45,6 +46,12 @@ export async function enrichFile(
       const spend = ctx.spend.recorder(run.op, run.bases, run.inPath);
       let reported = 0;
       try {
+        // The journal named in the user's registry (forget and held find it), compacted once a day.
+        await keepCache(ctx.privacy.dataDir, run.cachePath).catch((error: unknown) =>
+          ctx.log.error(
+            `The answer cache ${run.cachePath} could not be registered: ${(error as Error).message}`,
+          ),
+        );
         return await runBulk(
           {
             op: run.op,
@@ -56,7 +63,9 @@ export async function enrichFile(
             // storage: the run starts from it (with concurrency auto) and keeps its own.
             pacePath: join(ctx.extension.globalStorageUri.fsPath, PACE_FILE),
             namespace: run.namespace,
-            maxAgeMs: MAX_AGE_MS,
+            // The retention caps the answers' age; people forgotten are refused (issue 38).
+            maxAgeMs: ctx.privacy.maxAge(MAX_AGE_MS),
+            refuse: ctx.privacy.refuse(),
             columns: outputColumns(run.op),
             overrides: run.overrides,
             layout: sourceChoice(run),
