@@ -10,7 +10,7 @@
 //   record    a paid answer in the store (put, durable before the batch answers) and the local
 //             ledger; nothing paid: the claim released and the reservation refunded.
 // What the batch then answers is decided in batch-verdict.ts.
-import { type StoreFront, StoreUnavailable } from '@enrich/bulk';
+import { type Refuse, type StoreFront, StoreUnavailable } from '@enrich/bulk';
 import { type CleanInput, isPaid, type Operation, type Outcome, planRow } from '@enrich/core';
 import { type BatchAnswer, type BatchBudget, type Fate, verdict } from './batch-verdict.js';
 import type { Pacer } from './pacer.js';
@@ -27,16 +27,26 @@ export interface PurchaseDeps {
   readonly log: (text: string) => void;
   /** Aborted when the server stops: waits for other instances' claims end. */
   readonly stop: AbortSignal;
+  /** People forgotten at their request (suppression.ts): their rows are invalid, nothing sent. */
+  readonly refuse?: () => Promise<Refuse | undefined>;
 }
 
 type Plan = ReturnType<typeof planRow>;
+
+/** A request of a person forgotten at their request becomes an invalid row: never sent, never kept. */
+function unlessForgotten(op: Operation, plan: Plan, refuse: Refuse | undefined): Plan {
+  if (refuse === undefined || plan.kind !== 'request' || !plan.input) return plan;
+  const reason = refuse(op, plan.input);
+  return reason === undefined ? plan : { kind: 'invalid', message: reason };
+}
 
 export class Purchases {
   constructor(private readonly deps: PurchaseDeps) {}
 
   /** Answers every row of a batch, in order; never rejects for a row's own failure. */
   async answer(op: Operation, rows: readonly unknown[], budget?: BatchBudget): Promise<BatchAnswer> {
-    const plans = rows.map((row) => planRow(op, row as Record<string, unknown>));
+    const refuse = await this.deps.refuse?.();
+    const plans = rows.map((row) => unlessForgotten(op, planRow(op, row as Record<string, unknown>), refuse));
     const inputs = new Map<string, CleanInput>();
     for (const plan of plans) if (plan.kind === 'request' && plan.input) inputs.set(plan.key, plan.input);
     const store = this.deps.stores.for(op);

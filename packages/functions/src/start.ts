@@ -4,7 +4,7 @@
 // batches in progress get a grace to finish and keep what they bought before everything closes.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHttpTransport } from '@enrich/bulk';
+import { createHttpTransport, type Refuse } from '@enrich/bulk';
 import { createAuthenticator } from './auth.js';
 import type { Config } from './config.js';
 import { ConfigError, type Connection, connect } from './connection.js';
@@ -14,6 +14,7 @@ import { Pacer } from './pacer.js';
 import { Purchases } from './purchases.js';
 import { SpendLedger } from './spend-ledger.js';
 import { Stores } from './stores.js';
+import { Suppression } from './suppression.js';
 import { functionsVersion } from './version.js';
 
 /** One attempt's deadline, as the CLI's default --timeout. */
@@ -88,6 +89,12 @@ export async function startFunctions(
   return { kind: 'started', url, stop: () => stop(parts) };
 }
 
+/** The people forgotten (issue 38): the shared store's list and the service user's. */
+function suppressionOf(config: Config): () => Promise<Refuse | undefined> {
+  const suppression = new Suppression(config.storeUrl);
+  return () => suppression.refuse();
+}
+
 /** The pace, the ledger, the purchase path and the HTTP server, over an open connection and store. */
 function assemble(config: Config, connection: Connection, stores: Stores, log: Logger['log']): Parts {
   const stopping = new AbortController();
@@ -105,6 +112,7 @@ function assemble(config: Config, connection: Connection, stores: Stores, log: L
     maxTransactionsPerMonth: config.maxTransactionsPerMonth,
     log,
     stop: stopping.signal,
+    refuse: suppressionOf(config),
   });
   const server = createFunctionsServer({
     purchases,
