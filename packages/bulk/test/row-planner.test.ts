@@ -71,6 +71,15 @@ describe('rowPlanner', () => {
     expect(plan(['Jane', '5550102030'])).toMatchObject({ kind: 'request' });
   });
 
+  it('refuses the request of a person forgotten at their request: invalid, with the reason, nothing sent', () => {
+    const header = ['phone'];
+    const refuse = (_op: unknown, input: { readonly [field: string]: string }) =>
+      input.Phone === '5550102030' ? 'forgotten at their request' : undefined;
+    const plan = rowPlanner(lookup, header, mapInput(lookup, 'leads.csv', header, {}), refuse);
+    expect(plan(['(555) 010-2030'])).toEqual({ kind: 'invalid', message: 'forgotten at their request' });
+    expect(plan(['5550102031'])).toMatchObject({ kind: 'request', input: { Phone: '5550102031' } });
+  });
+
   it('reads every mapped column of a row: two rows that differ in any of them are two plans', () => {
     const plan = plannerFor(auto, ['phone', 'email']);
     const both = plan(['5550102030', 'a@b.co']);
