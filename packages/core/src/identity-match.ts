@@ -29,7 +29,9 @@ export class IdentityMatcher {
   private readonly emails = new Set<string>();
   private readonly names: { readonly identity: Identity; readonly words: readonly string[] }[] = [];
   /** The longest word of each name and address: a text without one of them holds none. */
-  private readonly triggers: RegExp | undefined;
+  private readonly asciiTrigger: RegExp | undefined;
+  /** The same for words with other letters (Unicode classes, on the text in lower case). */
+  private readonly otherTrigger: RegExp | undefined;
   private readonly byValue = new Map<string, Identity>();
 
   constructor(readonly identities: readonly Identity[]) {
@@ -45,10 +47,18 @@ export class IdentityMatcher {
         triggerWords.add(longest.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
       }
     }
-    this.triggers =
-      triggerWords.size === 0
+    // ASCII words are looked for without the Unicode flag, case-insensitively, on the text as it is
+    // (about twice as fast on a journal); a word with other letters on the text in lower case.
+    const ascii = [...triggerWords].filter((w) => /^[a-z0-9]*$/.test(w));
+    const other = [...triggerWords].filter((w) => !/^[a-z0-9]*$/.test(w));
+    this.asciiTrigger =
+      ascii.length === 0
         ? undefined
-        : new RegExp(`(?<![\\p{L}\\p{N}])(?:${[...triggerWords].join('|')})(?![\\p{L}\\p{N}])`, 'u');
+        : new RegExp(`(?<![A-Za-z0-9])(?:${ascii.join('|')})(?![A-Za-z0-9])`, 'i');
+    this.otherTrigger =
+      other.length === 0
+        ? undefined
+        : new RegExp(`(?<![\\p{L}\\p{N}])(?:${other.join('|')})(?![\\p{L}\\p{N}])`, 'u');
   }
 
   /** The first identity the text holds, or undefined. */
@@ -124,9 +134,10 @@ export class IdentityMatcher {
   }
 
   private findName(text: string): Identity | undefined {
-    if (this.triggers === undefined) return undefined;
+    const triggered =
+      this.asciiTrigger?.test(text) === true || this.otherTrigger?.test(text.toLowerCase()) === true;
+    if (!triggered) return undefined;
     const lower = text.toLowerCase();
-    if (!this.triggers.test(lower)) return undefined;
     const words = new Set(canonicalWords(lower).split(' '));
     for (const { identity, words: needed } of this.names) {
       if (needed.every((word) => words.has(word))) return identity;

@@ -143,6 +143,18 @@ describe('IdentityMatcher: a kept answer holds the person in any spelling', () =
     ).toBeUndefined();
   });
 
+  it('finds names of any letters, in any case, beside any punctuation', () => {
+    const accented = new IdentityMatcher(ids({ FullName: 'José Müller', Address1: '3 Straße Süd' }));
+    expect(accented.find('{"FName":"JOSÉ","LName":"MÜLLER","Street":"3 STRASSE SÜD"}')).toBeUndefined();
+    expect(
+      accented.find('{"FName":"JOSÉ","LName":"MÜLLER","House":"3","Street":"STRAßE","PostDir":"SÜD"}'),
+    ).toBeDefined();
+    expect(accented.find('{"name":"Jos\\u00e9 M\\u00fcller, 3 Stra\\u00dfe S\\u00fcd"}')).toBeDefined();
+    const plain = new IdentityMatcher(ids({ FullName: 'Jane Doe', Address1: '12 Main St' }));
+    expect(plain.find('jane_doe 12_MAIN_st')).toBeDefined();
+    expect(plain.find('jane doe 12 mainst')).toBeUndefined();
+  });
+
   it('findAll names each identity the text holds', () => {
     expect(matcher.findAll('5550102030 and jane.doe@example.com')).toEqual([phone, email]);
   });
