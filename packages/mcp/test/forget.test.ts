@@ -57,7 +57,9 @@ describe('a forgotten person and the MCP server', () => {
       ] as const) {
         const refused = await s.call(tool, args);
         expect(refused.isError).toBe(true);
-        expect(text(refused)).toMatch(/not sent: forgotten at the person's request on \d{4}-\d{2}-\d{2}; nothing was sent/);
+        expect(text(refused)).toMatch(
+          /not sent: forgotten at the person's request on \d{4}-\d{2}-\d{2}; nothing was sent/,
+        );
         expect(refused._meta).toMatchObject({ 'enrich/outcome': 'forgotten', 'enrich/transactionsSpent': 0 });
       }
       expect(sandbox.sandbox.requests()).toBe(0);
