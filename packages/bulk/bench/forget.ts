@@ -42,7 +42,9 @@ async function main(): Promise<void> {
     started = performance.now();
     const none = await rewriteJournal(journal, (line) => nobody.find(line) !== undefined);
     const scanS = (performance.now() - started) / 1000;
-    console.log(`a forget that removes nothing (read and match only): ${scanS.toFixed(2)} s, ${none.removed} removed`);
+    console.log(
+      `a forget that removes nothing (read and match only): ${scanS.toFixed(2)} s, ${none.removed} removed`,
+    );
 
     const identities = people(PEOPLE);
     const matcher = new IdentityMatcher(identities);
