@@ -109,7 +109,7 @@ describe('enrich held, then enrich forget', () => {
     // held now: nothing, and on the list.
     const after = await u.run(['held', '--Phone', '5550102030']);
     expect(after.stdout).toContain('no kept answer in any store of yours');
-    expect(after.stdout).toMatch(/On your suppression list since \d{4}-\d{2}-\d{2} \(a phone\)/);
+    expect(after.stdout).toMatch(/On your suppression list since \d{4}-\d{2}-\d{2} \(phone\)/);
   });
 
   it('the spend ledger holds no personal data: only time, operation, origin, client, run, file, count', async () => {
@@ -170,7 +170,7 @@ describe('enrich forget: people, undo, the record', () => {
     writeFileSync(path, readFileSync(path, 'utf8').replace(/"on":"[\d-]+"/, '"on":"2020-01-01"'));
     const late = await u.run(['forget', '--undo', '--Email', 'Jane.Doe@example.com']);
     expect(late.code).toBe(2);
-    expect(late.stdout).toContain('A e-mail forgotten on 2020-01-01 stays forgotten');
+    expect(late.stdout).toContain('An e-mail forgotten on 2020-01-01 stays forgotten');
     const log = await u.run(['forget', '--log']);
     expect(log.stdout.match(/ (forget|undo) /g)).toEqual([' forget ', ' undo ', ' forget ', ' undo ']);
     expect(log.stdout).toContain('1 phone; suppression +1');

@@ -95,7 +95,7 @@ async function forgetAction(
       );
       for (const old of undone.tooOld) {
         io.stdout.write(
-          `A ${IDENTITY_KIND_WORDS[old.kind]} forgotten on ${old.on} stays forgotten: --undo is only for a mistake made the same day (UTC).\n`,
+          `${article(IDENTITY_KIND_WORDS[old.kind])} forgotten on ${old.on} stays forgotten: --undo is only for a mistake made the same day (UTC).\n`,
         );
       }
       for (const store of undone.stores)
@@ -112,6 +112,11 @@ async function forgetAction(
       : `${forgetText(report, identities, userDataFolder(io.env), targets.shared !== undefined)}\n`,
   );
   return report.complete ? EXIT.ok : EXIT.storage;
+}
+
+/** "A phone", "An e-mail". */
+function article(word: string): string {
+  return `${/^[aeiou]/.test(word) ? 'An' : 'A'} ${word}`;
 }
 
 function kindsText(identities: readonly Identity[]): string {

@@ -1,7 +1,14 @@
 // `enrich held`: what every store of this user keeps on a person, and when it was bought (issue 38:
 // the person's right to know). Reads only: nothing is sent, nothing written, no lock taken.
 import { type HeldAnswer, heldEverywhere, STORE_ENV, sharedTarget, suppressedEntries } from '@enrich/bulk';
-import { describeIdentity, findOperation, flattenRecord, type Outcome, outputColumns } from '@enrich/core';
+import {
+  describeIdentity,
+  findOperation,
+  flattenRecord,
+  IDENTITY_KIND_WORDS,
+  type Outcome,
+  outputColumns,
+} from '@enrich/core';
 import type { Command } from 'commander';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { userDataFolder } from '../privacy.js';
@@ -56,7 +63,10 @@ async function heldAction(flags: HeldFlags, given: Record<string, string>, io: P
       if (store.failed)
         lines.push('', `${printable(store.store)}: could not be read: ${printable(store.failed)}`);
     for (const entry of suppressed)
-      lines.push('', `On your suppression list since ${entry.on} (a ${entry.kind}): requests are refused.`);
+      lines.push(
+        '',
+        `On your suppression list since ${entry.on} (${IDENTITY_KIND_WORDS[entry.kind]}): requests are refused.`,
+      );
     io.stdout.write(`${lines.join('\n')}\n`);
   }
   return stores.some((s) => s.failed) ? EXIT.storage : EXIT.ok;
