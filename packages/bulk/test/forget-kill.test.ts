@@ -14,9 +14,9 @@ import { tempDir } from './fixtures.js';
 import { madePhone, makeJournal } from './journal-maker.js';
 
 const CHILD = fileURLToPath(new URL('./forget-child.mjs', import.meta.url));
-const ANSWERS = 60_000;
+const ANSWERS = 30_000;
 // 50 people spread over the journal.
-const FORGOTTEN = Array.from({ length: 50 }, (_, i) => madePhone(i * 1_199 + 7));
+const FORGOTTEN = Array.from({ length: 50 }, (_, i) => madePhone(i * 599 + 7));
 
 function startChild(journal: string): {
   child: ChildProcess;
