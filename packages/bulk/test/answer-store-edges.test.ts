@@ -1,7 +1,15 @@
 // The answer store at its edges (answer-store.ts): an answer's age, a journal left torn by a kill,
 // a read-only open, answers set aside beside a cache that cannot be written, and a failed sync whose
 // answers are saved once each. Each is a paid answer found again, or bought twice.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { Outcome } from '@enrich/core';
 import { describe, expect, it } from 'vitest';
@@ -176,5 +184,86 @@ describe('a sync that fails', () => {
     // of the same key wins when the journal is read.)
     expect(new Set(keys)).toEqual(new Set(['synced', 'held', 'later']));
     expect(keys.filter((k) => k === 'synced')).toHaveLength(1);
+  });
+});
+
+describe('a journal on a full disk (/dev/full: every write fails with ENOSPC)', () => {
+  it('holds the answer, and saves it in the rescue file, which the next open imports', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'c.jsonl');
+    symlinkSync('/dev/full', path);
+    const rescueDir = join(dir, 'aside');
+    const store = opened({ path, rescueDir });
+    try {
+      expect(await store.put('a', noMatch)).toBe(false);
+      expect(await store.put('b', noMatch)).toBe(false);
+      expect(store.get('a')).toEqual(noMatch);
+      const saved = store.saveUnsaved();
+      expect(saved).toMatchObject({ count: 2, where: 'rescue', reason: 'the disk is full (ENOSPC)' });
+      expect(saved?.rescuePath?.startsWith(rescueDir)).toBe(true);
+      expect(store.unsavedCount).toBe(0);
+    } finally {
+      store.close();
+    }
+    withStore({ path: join(dir, 'elsewhere.jsonl'), rescueDir }, (other) => expect(other.count).toBe(0));
+    withStore({ path, rescueDir, readOnly: true }, (again) => {
+      expect(again.get('a')).toEqual(noMatch);
+      expect(again.get('b')).toEqual(noMatch);
+    });
+  });
+
+  it('says the answers are lost when the rescue file cannot be written either', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'c.jsonl');
+    symlinkSync('/dev/full', path);
+    writeFileSync(join(dir, 'file'), 'x');
+    const store = opened({ path, rescueDir: join(dir, 'file', 'aside') });
+    try {
+      expect(await store.put('a', noMatch)).toBe(false);
+      expect(store.saveUnsaved()).toEqual({
+        count: 1,
+        where: 'nowhere',
+        reason: 'the disk is full (ENOSPC)',
+      });
+      expect(store.unsavedCount).toBe(1);
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('opening', () => {
+  it('names the answer cache when another process holds it', () => {
+    const path = join(tempDir(), 'c.jsonl');
+    withStore({ path }, () => {
+      expect(() => opened({ path })).toThrow(/answer cache/);
+    });
+  });
+
+  it('lets go of its lock when the journal cannot be read: the next open, once it can, succeeds', () => {
+    const dir = tempDir();
+    const path = join(dir, 'c.jsonl');
+    mkdirSync(path);
+    expect(() => opened({ path })).toThrow(/EISDIR/);
+    expect(existsSync(`${path}.lock`)).toBe(false);
+    rmdirSync(path);
+    withStore({ path }, (store) => expect(store.count).toBe(0));
+  });
+
+  it('imports only the rescued answers the journal lacks, and counts each answer once', () => {
+    const dir = tempDir();
+    const path = join(dir, 'c.jsonl');
+    const rescueDir = join(dir, 'aside');
+    writeFileSync(path, `${line('a', 1)}\n`);
+    AnswerStore.setAside({ path, namespace: 'test', rescueDir }, [
+      { key: 'a', outcome: noMatch },
+      { key: 'b', outcome: noMatch },
+    ]);
+    withStore({ path, rescueDir, readOnly: true }, (store) => expect(store.count).toBe(2));
+    withStore({ path, rescueDir }, (store) => {
+      expect(store.imported).toBe(1);
+      expect(store.count).toBe(2);
+    });
+    expect(readFileSync(path, 'utf8').trim().split('\n')).toHaveLength(2);
   });
 });

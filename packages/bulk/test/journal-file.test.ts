@@ -95,6 +95,22 @@ describe('scanLines and readLineAt', () => {
     }
   });
 
+  it('find an empty first line, at offset 0', () => {
+    const { fd } = fileOf(['', 'a', '', 'b']);
+    try {
+      const seen: [string, number][] = [];
+      scanLines(fd, (text, offset) => seen.push([text, offset]));
+      expect(seen).toEqual([
+        ['', 0],
+        ['a', 1],
+        ['', 3],
+        ['b', 4],
+      ]);
+    } finally {
+      closeSync(fd);
+    }
+  });
+
   it('read an empty file as no line, not torn', () => {
     const { fd } = fileOf([], true);
     try {
