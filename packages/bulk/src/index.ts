@@ -46,8 +46,10 @@ export { distinctFiles, realPath } from './same-file.js';
 export { JournalFront, type JournalFrontOptions } from './store/journal-front.js';
 export { type OpenStoreOptions, openStore } from './store/open-store.js';
 export type { PostgresStoreOptions } from './store/postgres-store.js';
+export { MAX_PER_MONTH_ENV, parseMonthlyCap } from './store/spend-rules.js';
 export {
   type ClaimResult,
+  type MonthlyCap,
   type SpendRequest,
   type SpendRow,
   type StoreFront,

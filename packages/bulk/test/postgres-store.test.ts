@@ -140,7 +140,10 @@ describe('the schema', () => {
   it('is created by the first of many instances opening at once; the others find it', async () => {
     const schema = freshSchema();
     await Promise.all(Array.from({ length: 6 }, () => openFront(at.cluster, { schema, poolSize: 2 })));
-    expect(await sql(`SELECT version FROM ${schema}.schema_version`)).toEqual([{ version: 1 }]);
+    expect(await sql(`SELECT version FROM ${schema}.schema_version ORDER BY version`)).toEqual([
+      { version: 1 },
+      { version: 2 },
+    ]);
   }, 30_000);
 
   it('refuses a store newer than this build', async () => {
@@ -178,6 +181,55 @@ describe('money across instances', () => {
     await fronts[1]?.refund({ operation: 'phone-lookup', count: 3 });
     expect(await fronts[2]?.reserve({ operation: 'phone-lookup', count: 10 })).toBe(3);
   }, 30_000);
+
+  it('keeps the monthly cap in the store: every front enforces it, given it or not; the lowest set wins', async () => {
+    const schema = freshSchema();
+    const reserve = (front: PostgresStore, count: number) =>
+      front.reserve({ operation: 'phone-lookup', count });
+    // Opened before any cap was set, and never given one.
+    const early = await openFront(at.cluster, { schema });
+    expect(await reserve(early, 2)).toBe(2);
+    const setter = await openFront(at.cluster, { schema, maxTransactionsPerMonth: 5 });
+    const late = await openFront(at.cluster, { schema });
+    expect(await reserve(early, 2)).toBe(2);
+    expect(await reserve(late, 4)).toBe(1);
+    expect(await reserve(setter, 1)).toBe(0);
+    // A higher cap does not loosen it; a lower one tightens it.
+    const higher = await openFront(at.cluster, { schema, maxTransactionsPerMonth: 100 });
+    expect(await reserve(higher, 1)).toBe(0);
+    expect(await late.monthlyCaps()).toEqual([{ namespace: NS, maxTransactionsPerMonth: 5 }]);
+    await openFront(at.cluster, { schema, maxTransactionsPerMonth: 3 });
+    expect(await early.monthlyCaps()).toEqual([{ namespace: NS, maxTransactionsPerMonth: 3 }]);
+    // Raised by hand (the README's UPDATE): every front follows.
+    await sql(`UPDATE ${schema}.settings SET max_transactions_per_month = 8 WHERE namespace = $1`, [NS]);
+    expect(await reserve(early, 10)).toBe(3);
+    // Per service: another namespace of the store has no cap.
+    const elsewhere = await openFront(at.cluster, { schema, namespace: 'https://api.example' });
+    expect(await reserve(elsewhere, 50)).toBe(50);
+    expect(await elsewhere.monthlyCaps()).toEqual([{ namespace: NS, maxTransactionsPerMonth: 8 }]);
+  });
+
+  it('a reservation made while a cap is being set waits for it, then obeys it', async () => {
+    const schema = freshSchema();
+    const front = await openFront(at.cluster, { schema });
+    expect(await front.reserve({ operation: 'phone-lookup', count: 1 })).toBe(1);
+    // Another client setting the cap, caught between its UPDATE and its COMMIT.
+    const setter = new pg.Client({ connectionString: at.cluster.url });
+    await setter.connect();
+    try {
+      await setter.query('BEGIN');
+      await setter.query(
+        `UPDATE ${schema}.settings SET max_transactions_per_month = 1 WHERE namespace = $1`,
+        [NS],
+      );
+      const reserving = front.reserve({ operation: 'phone-lookup', count: 1 });
+      expect(await pendingAfter(reserving, 300)).toBe(true);
+      await setter.query('COMMIT');
+      expect(await reserving).toBe(0);
+    } finally {
+      await setter.end();
+    }
+  });
 
   it("a query's budget holds across instances; other queries and the cap are apart", async () => {
     const schema = freshSchema();

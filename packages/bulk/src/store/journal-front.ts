@@ -9,6 +9,7 @@ import { LocalClaims, orAborted } from './local-claims.js';
 import { MemorySpend } from './memory-spend.js';
 import {
   type ClaimResult,
+  type MonthlyCap,
   type SpendRequest,
   type SpendRow,
   type StoreFront,
@@ -22,15 +23,17 @@ export interface JournalFrontOptions
 
 export class JournalFront implements StoreFront {
   readonly where: string;
+  readonly namespace: string;
   private readonly claims = new LocalClaims();
   private readonly spent: MemorySpend;
   private closed = false;
 
   private constructor(
     private readonly store: AnswerStore,
-    options: JournalFrontOptions,
+    private readonly options: JournalFrontOptions,
   ) {
     this.where = `the journal ${options.path}`;
+    this.namespace = options.namespace;
     this.spent = new MemorySpend(options.namespace, options.maxTransactionsPerMonth, options.now ?? Date.now);
   }
 
@@ -105,6 +108,12 @@ export class JournalFront implements StoreFront {
 
   async spend(): Promise<SpendRow[]> {
     return this.spent.spend();
+  }
+
+  /** The cap this front was opened with: a journal serves one process, nothing else sets it. */
+  async monthlyCaps(): Promise<MonthlyCap[]> {
+    const { namespace, maxTransactionsPerMonth } = this.options;
+    return maxTransactionsPerMonth === undefined ? [] : [{ namespace, maxTransactionsPerMonth }];
   }
 
   /** Rescues answers a failed write held in memory (journal-file.ts), then closes the journal. */

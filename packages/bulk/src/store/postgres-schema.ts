@@ -10,6 +10,8 @@
 // - claims (namespace, key) -> holder (one front), expires_at: who is buying what now;
 // - spend (month UTC, namespace, operation) -> transactions;
 // - query_spend (namespace, query_id) -> transactions: what each query's budget has spent;
+// - settings (namespace) -> max_transactions_per_month: the store's own monthly cap of a service,
+//   which every client of the store enforces (postgres-spend.ts: the lowest set wins);
 // - schema_version: the migrations applied.
 import type pg from 'pg';
 
@@ -50,6 +52,12 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
       transactions bigint NOT NULL DEFAULT 0 CHECK (transactions >= 0),
       updated_at timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY (namespace, query_id)
+    );`,
+  (s) => `
+    CREATE TABLE ${s}.settings (
+      namespace text PRIMARY KEY,
+      max_transactions_per_month bigint CHECK (max_transactions_per_month >= 0),
+      updated_at timestamptz NOT NULL DEFAULT now()
     );`,
 ];
 

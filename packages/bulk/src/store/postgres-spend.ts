@@ -3,14 +3,22 @@
 // at every moment what was bought or may be being bought, and the caps are checked against it.
 //
 // Atomic across instances: when a cap applies (the store-wide monthly cap of the namespace, or a
-// query's budget), the reservation reads what was spent and adds to it in one transaction that
-// holds an advisory lock of the namespace; every other reservation of the namespace waits for its
-// COMMIT, so two instances never both see the last free transactions. Refunds only take away, so
-// they need no lock: one statement each.
+// query's budget), the reservation reads the cap and what was spent and adds to it in one
+// transaction that holds an advisory lock of the namespace; every other reservation of the
+// namespace waits for its COMMIT, so two instances never both see the last free transactions.
+// Refunds only take away, so they need no lock: one statement each.
+//
+// The monthly cap is the store's own (the settings table), not each client's: a client opened with
+// --max-transactions-per-month sets it, the lowest set wins (a client may tighten the team's
+// ceiling, never loosen it; raising it is an UPDATE of the settings row, see the README), and every
+// client of the store enforces it, given the option or not. Without a cap, a reservation is one
+// statement that holds the namespace's settings row FOR SHARE: a cap set at that moment (an UPDATE of
+// that row) waits for it, or it sees the cap and takes the locked path, so no reservation slips past
+// a cap being set.
 import type pg from 'pg';
 import type { PgContext } from './postgres-context.js';
 import { granted } from './spend-rules.js';
-import type { SpendRequest, SpendRow } from './store-front.js';
+import type { MonthlyCap, SpendRequest, SpendRow } from './store-front.js';
 
 /** The current month in UTC, by the database's clock (one clock for every instance). */
 const MONTH = `to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM')`;
@@ -37,17 +45,55 @@ async function addSpend(
   );
 }
 
+/**
+ * The namespace's settings row, made when missing; with a cap, the store's cap becomes the lower of
+ * the one kept and this one (no cap kept: this one).
+ */
+export async function keepMonthlyCap(ctx: PgContext, cap: number | undefined): Promise<void> {
+  const s = ctx.schema;
+  await ctx.pool.query(
+    `INSERT INTO ${s}.settings AS t (namespace, max_transactions_per_month) VALUES ($1, $2)
+     ON CONFLICT (namespace) DO UPDATE SET max_transactions_per_month = excluded.max_transactions_per_month, updated_at = now()
+       WHERE excluded.max_transactions_per_month < coalesce(t.max_transactions_per_month, 'infinity'::float8)`,
+    [ctx.namespace, cap ?? null],
+  );
+}
+
+/** Every namespace's monthly cap kept in the store, by namespace. */
+export async function readCaps(ctx: PgContext): Promise<MonthlyCap[]> {
+  const result = await ctx.pool.query<{ namespace: string; cap: string }>(
+    `SELECT namespace, max_transactions_per_month AS cap FROM ${ctx.schema}.settings
+     WHERE max_transactions_per_month IS NOT NULL ORDER BY namespace`,
+  );
+  return result.rows.map((row) => ({ namespace: row.namespace, maxTransactionsPerMonth: Number(row.cap) }));
+}
+
+/** Adds the spend when the namespace has no cap, in one statement; false when it has one. */
+async function addUncapped(ctx: PgContext, request: SpendRequest): Promise<boolean> {
+  const s = ctx.schema;
+  const result = await ctx.pool.query(
+    `WITH uncapped AS (
+       SELECT 1 FROM ${s}.settings WHERE namespace = $1 AND max_transactions_per_month IS NULL FOR SHARE
+     )
+     INSERT INTO ${s}.spend AS t (month, namespace, operation, transactions)
+     SELECT ${MONTH}, $1, $2, $3 FROM uncapped
+     ON CONFLICT (month, namespace, operation) DO UPDATE SET transactions = t.transactions + excluded.transactions`,
+    [ctx.namespace, request.operation, request.count],
+  );
+  return result.rowCount === 1;
+}
+
+interface Spent {
+  readonly month: string;
+  readonly month_total: string;
+  readonly query_total: string | null;
+  readonly cap: string | null;
+}
+
 /** How many of `request.count` may be spent (0 to count), counted as spent already. */
-export async function reserveInDb(
-  ctx: PgContext,
-  request: SpendRequest,
-  cap: number | undefined,
-): Promise<number> {
+export async function reserveInDb(ctx: PgContext, request: SpendRequest): Promise<number> {
   if (request.count === 0) return 0;
-  if (cap === undefined && request.query === undefined) {
-    await addSpend(ctx.pool, ctx, null, request, request.count);
-    return request.count;
-  }
+  if (request.query === undefined && (await addUncapped(ctx, request))) return request.count;
   const client = await ctx.pool.connect();
   let failure: Error | undefined;
   try {
@@ -56,15 +102,16 @@ export async function reserveInDb(
       `enrich-spend:${ctx.schema}`,
       ctx.namespace,
     ]);
-    const spent = await client.query<{ month: string; month_total: string; query_total: string | null }>(
+    const spent = await client.query<Spent>(
       `SELECT m.month,
          (SELECT coalesce(sum(transactions), 0) FROM ${ctx.schema}.spend WHERE month = m.month AND namespace = $1) AS month_total,
-         (SELECT transactions FROM ${ctx.schema}.query_spend WHERE namespace = $1 AND query_id = $2) AS query_total
+         (SELECT transactions FROM ${ctx.schema}.query_spend WHERE namespace = $1 AND query_id = $2) AS query_total,
+         (SELECT max_transactions_per_month FROM ${ctx.schema}.settings WHERE namespace = $1) AS cap
        FROM (SELECT ${MONTH} AS month) m`,
       [ctx.namespace, request.query?.id ?? null],
     );
-    const row = spent.rows[0] as { month: string; month_total: string; query_total: string | null };
-    const capLeft = cap === undefined ? Number.POSITIVE_INFINITY : cap - Number(row.month_total);
+    const row = spent.rows[0] as Spent;
+    const capLeft = row.cap === null ? Number.POSITIVE_INFINITY : Number(row.cap) - Number(row.month_total);
     const queryLeft = request.query
       ? request.query.limit - Number(row.query_total ?? 0)
       : Number.POSITIVE_INFINITY;

@@ -5,8 +5,9 @@
 // database restart does (postgres-errors.ts). Nothing it logs or throws holds a row, a key, or the
 // connection's password.
 //
-// A paid answer whose put failed (the database is down) is held in memory: served by this front,
-// written with the next put that succeeds, and at close; close throws if some still could not be.
+// A paid answer whose put failed (the database is down) is held (postgres-held.ts): served by this
+// front, its claim kept renewed, written again every `flushMs` until it is, and at close set aside in a
+// rescue file that the next open imports.
 import { randomUUID } from 'node:crypto';
 import type { Outcome } from '@enrich/core';
 import pg from 'pg';
@@ -14,11 +15,20 @@ import { LocalClaims, orAborted } from './local-claims.js';
 import { ClaimRenewal, ClaimWaits, claimInDb, releaseInDb } from './postgres-claims.js';
 import { freshOnly, type PgContext } from './postgres-context.js';
 import { once, retriedOnce, unavailable } from './postgres-errors.js';
+import { HeldAnswers, importSetAside } from './postgres-held.js';
 import { checkSchemaName, migrate } from './postgres-schema.js';
-import { forgetOldQueries, readSpend, refundInDb, reserveInDb } from './postgres-spend.js';
+import {
+  forgetOldQueries,
+  keepMonthlyCap,
+  readCaps,
+  readSpend,
+  refundInDb,
+  reserveInDb,
+} from './postgres-spend.js';
 import { checkMonthlyCap, checkSpendRequest } from './spend-rules.js';
 import {
   type ClaimResult,
+  type MonthlyCap,
   type SpendRequest,
   type SpendRow,
   type StoreFront,
@@ -43,16 +53,21 @@ export interface PostgresStoreOptions extends StoreOptions {
   /** The longest wait for a connection, and for a statement; 10 s and 30 s by default. */
   readonly connectTimeoutMs?: number;
   readonly queryTimeoutMs?: number;
+  /** How often answers a put could not write are tried again while any are held; 2 s by default. */
+  readonly flushMs?: number;
+  /** Where answers still unwritten at close are set aside (and read at open); the temp directory by default. */
+  readonly rescueDir?: string;
 }
 
 export class PostgresStore implements StoreFront {
   readonly where: string;
+  readonly namespace: string;
   /** Who this front is in the claims table. */
   private readonly holder = randomUUID();
   private readonly local = new LocalClaims();
   private readonly renewal: ClaimRenewal;
   private readonly waits: ClaimWaits;
-  private readonly unsaved = new Map<string, Outcome>();
+  private readonly held: HeldAnswers;
   private closed = false;
 
   private constructor(
@@ -60,15 +75,21 @@ export class PostgresStore implements StoreFront {
     private readonly options: PostgresStoreOptions,
   ) {
     this.where = ctx.where;
+    this.namespace = ctx.namespace;
     this.renewal = new ClaimRenewal(ctx, this.holder, this.claimTtlMs);
     this.waits = new ClaimWaits(ctx, options.pollMs ?? 50);
+    this.held = new HeldAnswers(ctx, this.holder, this.renewal, options.flushMs ?? 2000, options.rescueDir);
   }
 
   private get claimTtlMs(): number {
     return this.options.claimTtlMs ?? 20_000;
   }
 
-  /** Connects, creates or migrates the schema; throws StoreUnavailable when the database cannot be reached. */
+  /**
+   * Connects, creates or migrates the schema, keeps the monthly cap given (the lowest set wins:
+   * postgres-spend.ts), writes answers set aside here by an earlier front; throws StoreUnavailable
+   * when the database cannot be reached.
+   */
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
     const schema = options.schema ?? 'enrich';
     checkSchemaName(schema);
@@ -94,6 +115,8 @@ export class PostgresStore implements StoreFront {
     try {
       await retriedOnce(where, 'opening the store', ctx.retryDelayMs, () => migrate(pool, schema));
       await forgetOldQueries(ctx);
+      await keepMonthlyCap(ctx, options.maxTransactionsPerMonth);
+      await importSetAside(ctx, options.rescueDir);
     } catch (error) {
       await pool.end().catch(() => {});
       throw unavailable(where, 'opening the store', error);
@@ -106,7 +129,7 @@ export class PostgresStore implements StoreFront {
     const found = new Map<string, Outcome>();
     const asked: string[] = [];
     for (const key of keys) {
-      const held = this.unsaved.get(key);
+      const held = this.held.get(key);
       if (held) found.set(key, held);
       else asked.push(key);
     }
@@ -130,7 +153,7 @@ export class PostgresStore implements StoreFront {
     for (;;) {
       this.checkOpen();
       signal?.throwIfAborted();
-      const held = this.unsaved.get(key);
+      const held = this.held.get(key);
       if (held) return { kind: 'answer', outcome: held };
       const busy = this.local.take(key);
       if (busy) {
@@ -160,15 +183,16 @@ export class PostgresStore implements StoreFront {
 
   async put(key: string, outcome: Outcome): Promise<void> {
     this.checkOpen();
-    // Held first: if the write fails, the paid answer is not lost with the error.
-    this.unsaved.set(key, outcome);
+    // Held first: if the write fails, the paid answer is not lost with the error, and its claim is
+    // still renewed until the timer writes it.
+    this.held.hold(key, outcome);
     try {
-      await retriedOnce(this.where, 'keeping an answer', this.ctx.retryDelayMs, () => this.write([key]));
+      await retriedOnce(this.where, 'keeping an answer', this.ctx.retryDelayMs, () => this.held.write([key]));
     } finally {
-      this.renewal.delete(key);
+      // Callers of this process waiting for the key find it held, or written.
       this.local.end(key);
     }
-    if (this.unsaved.size > 0) await this.write([...this.unsaved.keys()]).catch(() => {});
+    if (this.held.size > 0) await this.held.write().catch(() => {});
   }
 
   async release(key: string): Promise<void> {
@@ -185,9 +209,7 @@ export class PostgresStore implements StoreFront {
   async reserve(request: SpendRequest): Promise<number> {
     this.checkOpen();
     checkSpendRequest(request);
-    return once(this.where, 'reserving transactions', () =>
-      reserveInDb(this.ctx, request, this.options.maxTransactionsPerMonth),
-    );
+    return once(this.where, 'reserving transactions', () => reserveInDb(this.ctx, request));
   }
 
   async refund(request: SpendRequest): Promise<void> {
@@ -201,49 +223,38 @@ export class PostgresStore implements StoreFront {
     return retriedOnce(this.where, 'reading the spend', this.ctx.retryDelayMs, () => readSpend(this.ctx));
   }
 
-  /** Ends this front's claims, writes what it holds unsaved, closes the pool. */
+  /** Every namespace's monthly cap kept in the store. */
+  async monthlyCaps(): Promise<MonthlyCap[]> {
+    this.checkOpen();
+    return retriedOnce(this.where, 'reading the caps', this.ctx.retryDelayMs, () => readCaps(this.ctx));
+  }
+
+  /**
+   * Ends this front's claims, writes the answers it holds unwritten, closes the pool. Answers that
+   * still could not be written are set aside for the next open (postgres-held.ts), and close throws
+   * a StoreUnavailable saying where they are (or what is lost).
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.waits.failAll(new StoreUnavailable(`${this.where} is closed`));
+    this.held.stop();
     this.renewal.stop();
-    const claimed = this.renewal.keys();
+    // Held answers keep their claims until written: released, another instance could buy them now.
+    const claimed = this.renewal.keys().filter((key) => this.held.get(key) === undefined);
     this.local.endAll();
     try {
       if (claimed.length > 0) await releaseInDb(this.ctx, claimed, this.holder).catch(() => {});
-      if (this.unsaved.size > 0) {
+      if (this.held.size > 0) {
         await retriedOnce(this.where, 'keeping answers', this.ctx.retryDelayMs, () =>
-          this.write([...this.unsaved.keys()]),
+          this.held.write(),
         ).catch(() => {});
       }
     } finally {
       await this.ctx.pool.end().catch(() => {});
     }
-    if (this.unsaved.size > 0) {
-      throw new StoreUnavailable(`${this.where}: ${this.unsaved.size} paid answers could not be kept`);
-    }
-  }
-
-  /** Writes held answers (and ends this front's claims on them) in one statement. */
-  private async write(wanted: readonly string[]): Promise<void> {
-    const held = wanted.flatMap((key) => {
-      const outcome = this.unsaved.get(key);
-      return outcome === undefined ? [] : [{ key, outcome }];
-    });
-    if (held.length === 0) return;
-    const keys = held.map(({ key }) => key);
-    const outcomes = held.map(({ outcome }) => JSON.stringify(outcome));
-    const s = this.ctx.schema;
-    await this.ctx.pool.query(
-      `WITH kept AS (
-         INSERT INTO ${s}.answers AS a (namespace, key, outcome, bought_at)
-         SELECT $1, u.key, u.outcome::json, now() FROM unnest($2::text[], $3::text[]) AS u(key, outcome)
-         ON CONFLICT (namespace, key) DO UPDATE SET outcome = excluded.outcome, bought_at = excluded.bought_at
-       )
-       DELETE FROM ${s}.claims WHERE namespace = $1 AND key = ANY($2::text[]) AND holder = $4`,
-      [this.ctx.namespace, keys, outcomes, this.holder],
-    );
-    for (const { key, outcome } of held) if (this.unsaved.get(key) === outcome) this.unsaved.delete(key);
+    const setAside = this.held.setAside();
+    if (setAside) throw setAside;
   }
 
   private checkOpen(): void {

@@ -26,12 +26,33 @@ export function checkSpendRequest(request: SpendRequest): void {
   }
 }
 
+/** The environment variable every client reads the store-wide monthly cap from. */
+export const MAX_PER_MONTH_ENV = 'ENRICH_MAX_TRANSACTIONS_PER_MONTH';
+
+const CAP_RULE = 'must be a whole number of transactions, 0 or more';
+
 /** Checks the store-wide monthly cap an opener gives. */
 export function checkMonthlyCap(cap: number | undefined): void {
   if (cap === undefined) return;
   if (!Number.isSafeInteger(cap) || cap < 0) {
-    throw new RangeError(`maxTransactionsPerMonth must be a whole number, 0 or more; got ${String(cap)}`);
+    throw new RangeError(`maxTransactionsPerMonth ${CAP_RULE}; got ${String(cap)}`);
   }
+}
+
+/**
+ * The monthly cap as a person typed it (`--max-transactions-per-month`, or MAX_PER_MONTH_ENV):
+ * undefined when unset or blank; else the number, or a RangeError naming `source` and the rule.
+ */
+export function parseMonthlyCap(
+  text: string | undefined,
+  source: string = MAX_PER_MONTH_ENV,
+): number | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  const value = Number(text.trim());
+  if (!/^[0-9]+$/.test(text.trim()) || !Number.isSafeInteger(value)) {
+    throw new RangeError(`${source} ${CAP_RULE}; got ${JSON.stringify(text)}`);
+  }
+  return value;
 }
 
 /** How many of `count` fit under both caps, given what each has spent. */

@@ -30,7 +30,8 @@ export interface StoreOptions {
   readonly maxAgeMs: number;
   /**
    * The most transactions the namespace may spend in a UTC month, whoever spends them (every
-   * instance of a shared store); no cap when absent.
+   * instance of a shared store); no cap when absent. PostgreSQL keeps it in the store, for every
+   * client of the store, given it or not: the lowest set wins (postgres-spend.ts).
    */
   readonly maxTransactionsPerMonth?: number;
 }
@@ -38,8 +39,8 @@ export interface StoreOptions {
 /**
  * The store could not do what was asked (the database is down or restarting, the journal cannot be
  * written). `message` says where and what, never a password or a row. A paid answer whose `put`
- * failed is held in memory by the front (served to its callers, written again on its next put and at
- * close) so it is not lost with the error.
+ * failed is held by the front (served to its callers, written again while held, set aside in a
+ * rescue file at close) so it is not lost with the error.
  */
 export class StoreUnavailable extends Error {
   override readonly name = 'StoreUnavailable';
@@ -50,6 +51,12 @@ export class StoreUnavailable extends Error {
   ) {
     super(message);
   }
+}
+
+/** A namespace's monthly cap in force. */
+export interface MonthlyCap {
+  readonly namespace: string;
+  readonly maxTransactionsPerMonth: number;
 }
 
 /** One row of the store's spend table. */
@@ -64,6 +71,8 @@ export interface SpendRow {
 export interface StoreFront {
   /** Where the answers are, as said to users ("the journal /x/answers.jsonl", "postgres db@host"); no password. */
   readonly where: string;
+  /** The service namespace this front serves (StoreOptions.namespace). */
+  readonly namespace: string;
   /** The kept answers for these keys that are younger than the maximum age; others are absent. */
   getMany(keys: readonly string[]): Promise<Map<string, Outcome>>;
   /**
@@ -85,5 +94,7 @@ export interface StoreFront {
   refund(request: SpendRequest): Promise<void>;
   /** The spend table, oldest month first. */
   spend(): Promise<SpendRow[]>;
+  /** The monthly caps in force, by namespace (PostgreSQL: every namespace's kept in the store). */
+  monthlyCaps(): Promise<MonthlyCap[]>;
   close(): Promise<void>;
 }
