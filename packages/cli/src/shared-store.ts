@@ -3,7 +3,9 @@
 // whichever client asked first. @enrich/bulk's openStore opens it; here, what the command makes of
 // it: which URL, the cap, the errors in the command's words, and the password kept off the terminal.
 import {
+  MAX_PER_MONTH_ENV,
   openStore,
+  parseMonthlyCap,
   STORE_ENV,
   type StoreFront,
   StoreUnavailable,
@@ -11,9 +13,6 @@ import {
   storeUrlSecrets,
 } from '@enrich/bulk';
 import { CommandError, EXIT } from './exit-codes.js';
-
-/** The store-wide cap per UTC month, as the functions server names it. */
-export const MAX_PER_MONTH_ENV = 'ENRICH_MAX_TRANSACTIONS_PER_MONTH';
 
 export interface StoreFlags {
   /** --store <url> (true: `--store` alone, the URL of ENRICH_STORE). */
@@ -90,13 +89,13 @@ export async function openSharedStore(url: string, options: OpenOptions): Promis
 
 /** --max-transactions-per-month, else ENRICH_MAX_TRANSACTIONS_PER_MONTH; refused without a store. */
 export function monthlyCap(flags: StoreFlags, env: Env, url: string | undefined): number | undefined {
-  const text = env[MAX_PER_MONTH_ENV];
   let cap = flags.maxTransactionsPerMonth;
-  if (cap === undefined && text !== undefined && text.trim() !== '') {
-    if (!/^\d+$/.test(text.trim())) {
-      throw new CommandError(`${MAX_PER_MONTH_ENV} takes a whole number from 0; got "${text}"`, EXIT.usage);
+  if (cap === undefined) {
+    try {
+      cap = parseMonthlyCap(env[MAX_PER_MONTH_ENV]);
+    } catch (error) {
+      throw new CommandError((error as Error).message, EXIT.usage);
     }
-    cap = Number(text.trim());
   }
   if (cap !== undefined && url === undefined && flags.maxTransactionsPerMonth !== undefined) {
     throw new CommandError(

@@ -5,7 +5,14 @@
 // the pace's caps. Nothing here holds the key or the token beyond reading them.
 import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
-import { CACHE_DIR_ENV, cacheFolder, ledgerPath, STORE_ENV } from '@enrich/bulk';
+import {
+  CACHE_DIR_ENV,
+  cacheFolder,
+  ledgerPath,
+  MAX_PER_MONTH_ENV,
+  parseMonthlyCap,
+  STORE_ENV,
+} from '@enrich/bulk';
 import { API_KEY_ENV, BASE_URL_ENV, BASE_URL_V3_ENV, DEFAULT_MAX_CONCURRENCY } from '@enrich/core';
 import { type AuthChoice, chooseAuth, TOKEN_ENV } from './auth.js';
 
@@ -17,7 +24,7 @@ export const ENV = {
   cacheDir: CACHE_DIR_ENV,
   token: TOKEN_ENV,
   port: 'PORT',
-  maxPerMonth: 'ENRICH_MAX_TRANSACTIONS_PER_MONTH',
+  maxPerMonth: MAX_PER_MONTH_ENV,
 } as const;
 
 export const DEFAULT_PORT = 8080;
@@ -64,7 +71,8 @@ Usage: enrich-functions [--port N] [--host H] [--sandbox] [--store URL] [--auth 
   --store URL                       the answer store every instance shares: postgres://user:pass@host/db
                                     (or ${ENV.store}); default: a journal file per service in the
                                     cache folder (${ENV.cacheDir}), for one process only
-  --max-transactions-per-month N    store-wide cap per UTC month, across every instance (or ${ENV.maxPerMonth})
+  --max-transactions-per-month N    store-wide cap per UTC month, across every instance (or ${ENV.maxPerMonth});
+                                    kept in the store for every client of it, the lowest set wins
   --max-age DURATION                reuse kept answers this fresh: 30d, 12h, forever (default 30d)
   --max-concurrency N               requests in flight at most, found by the pace below it (default ${DEFAULT_MAX_CONCURRENCY})
   --max-rate N/s                    requests per second at most from this instance (e.g. 10/s, 600/m)
@@ -93,6 +101,17 @@ function whole(text: string, what: string, min: number, max = Number.MAX_SAFE_IN
   if (!/^[0-9]+$/.test(text.trim()) || value < min || value > max)
     return `${what} must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}; got ${JSON.stringify(text)}`;
   return value;
+}
+
+/** The store's cap: the flag, else the variable, by bulk's one rule for it; a message naming the one given. */
+function monthlyCap(flag: string | undefined, env: Readonly<Record<string, string | undefined>>) {
+  try {
+    return flag === undefined
+      ? parseMonthlyCap(env[ENV.maxPerMonth])
+      : parseMonthlyCap(flag, '--max-transactions-per-month');
+  } catch (error) {
+    return (error as Error).message;
+  }
 }
 
 function rate(text: string): number | string {
@@ -141,11 +160,7 @@ function numbers(values: Values, env: Readonly<Record<string, string | undefined
   };
   const portText = text('port', ENV.port);
   const port = portText === undefined ? DEFAULT_PORT : whole(portText, `--port (${ENV.port})`, 0, 65535);
-  const capText = text('max-transactions-per-month', ENV.maxPerMonth);
-  const cap =
-    capText === undefined
-      ? undefined
-      : whole(capText, `--max-transactions-per-month (${ENV.maxPerMonth})`, 0);
+  const cap = monthlyCap(values['max-transactions-per-month'] as string | undefined, env);
   const ageText = text('max-age');
   const maxAge = ageText === undefined ? DEFAULT_MAX_AGE_MS : duration(ageText, '--max-age');
   const concurrencyText = text('max-concurrency');

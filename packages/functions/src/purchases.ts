@@ -12,7 +12,7 @@
 // What the batch then answers is decided in batch-verdict.ts.
 import { type Refuse, type StoreFront, StoreUnavailable } from '@enrich/bulk';
 import { type CleanInput, isPaid, type Operation, type Outcome, planRow } from '@enrich/core';
-import { type BatchAnswer, type BatchBudget, type Fate, verdict } from './batch-verdict.js';
+import { type BatchAnswer, type BatchBudget, type Fate, type Limits, verdict } from './batch-verdict.js';
 import type { Pacer } from './pacer.js';
 import { blankReply, budgetReply, errorReply, invalidReply, outcomeReply, type Reply } from './replies.js';
 import type { SpendLedger } from './spend-ledger.js';
@@ -22,8 +22,6 @@ export interface PurchaseDeps {
   readonly stores: Stores;
   readonly pacer: Pacer;
   readonly ledger: SpendLedger;
-  /** The store-wide monthly cap, for the words of a refusal. */
-  readonly maxTransactionsPerMonth: number | undefined;
   readonly log: (text: string) => void;
   /** Aborted when the server stops: waits for other instances' claims end. */
   readonly stop: AbortSignal;
@@ -56,12 +54,10 @@ export class Purchases {
       for (const [key, outcome] of kept) fates.set(key, { kind: 'outcome', outcome, fromStore: true });
     } catch (error) {
       if (!(error instanceof StoreUnavailable)) throw error;
-      return verdict(
-        op,
-        [],
-        new Map([['', { kind: 'store-down', message: error.message }]]),
-        this.limits(budget),
-      );
+      return verdict(op, [], new Map([['', { kind: 'store-down', message: error.message }]]), {
+        budget,
+        maxTransactionsPerMonth: undefined,
+      });
     }
     const missing = [...inputs].filter(([key]) => !fates.has(key));
     const bought = await Promise.all(missing.map(([key, input]) => this.buy(store, op, key, input, budget)));
@@ -72,7 +68,7 @@ export class Purchases {
       op,
       plans.map((plan) => this.reply(op, plan, fates)),
       fates,
-      this.limits(budget),
+      await limits(store, budget, fates),
     );
   }
 
@@ -83,10 +79,6 @@ export class Purchases {
     if (fate?.kind === 'outcome') return outcomeReply(fate.outcome);
     if (fate?.kind === 'budget') return budgetReply;
     return errorReply(`the answer store could not be reached: ${fate?.message ?? 'unknown'}`);
-  }
-
-  private limits(budget: BatchBudget | undefined) {
-    return { budget, maxTransactionsPerMonth: this.deps.maxTransactionsPerMonth };
   }
 
   // Claim, ceiling, send, record: for one request key the store did not hold.
@@ -155,6 +147,23 @@ export class Purchases {
       this.deps.log(`a reservation could not be given back (${error.message}); it stays counted`);
     }
   }
+}
+
+/**
+ * The caps, for the words of a refusal: the monthly cap is the store's own (every client's, the
+ * lowest set; this instance may have been started without one), read only when a row met a cap.
+ */
+async function limits(
+  store: StoreFront,
+  budget: BatchBudget | undefined,
+  fates: ReadonlyMap<string, Fate>,
+): Promise<Limits> {
+  if (![...fates.values()].some((fate) => fate.kind === 'budget')) {
+    return { budget, maxTransactionsPerMonth: undefined };
+  }
+  const caps = await store.monthlyCaps().catch(() => []);
+  const cap = caps.find((each) => each.namespace === store.namespace);
+  return { budget, maxTransactionsPerMonth: cap?.maxTransactionsPerMonth };
 }
 
 function mayHaveBeenPaid(outcome: Outcome): boolean {

@@ -109,7 +109,6 @@ function assemble(config: Config, connection: Connection, stores: Stores, log: L
     stores,
     pacer,
     ledger,
-    maxTransactionsPerMonth: config.maxTransactionsPerMonth,
     log,
     stop: stopping.signal,
     refuse: suppressionOf(config),

@@ -62,6 +62,18 @@ describe('starting', () => {
     expect(both.said).toMatch(/unset one of them/);
   });
 
+  it('refuses a monthly cap that is not a whole number, naming the flag or the variable and the rule', async () => {
+    const env = serviceEnv(sandbox);
+    const viaEnv = await refusedStart(['--port', '0'], { ...env, ENRICH_MAX_TRANSACTIONS_PER_MONTH: '1e3' });
+    expect(viaEnv.code).toBe(2);
+    expect(viaEnv.said).toMatch(
+      /ENRICH_MAX_TRANSACTIONS_PER_MONTH must be a whole number of transactions, 0 or more; got "1e3"/,
+    );
+    const viaFlag = await refusedStart(['--port', '0', '--max-transactions-per-month', '2.5'], env);
+    expect(viaFlag.code).toBe(2);
+    expect(viaFlag.said).toMatch(/--max-transactions-per-month must be a whole number of transactions/);
+  });
+
   it('takes the port from PORT (as Cloud Run sets it), --port first', async () => {
     const env = serviceEnv(sandbox);
     const bad = await refusedStart([], { ...env, PORT: 'eighty' });

@@ -164,6 +164,14 @@ describe('four instances on one PostgreSQL store', () => {
       );
     }
     expect(await storeSpend(url)).toBe(37);
+    // The cap is the store's: an instance started without the option is refused past it as well.
+    const [bare] = await instances(1, url);
+    const late = await send(bare as Instance, 0, phones(5, 29_000));
+    expect(late.status).toBe(400);
+    expect(late.json.errorMessage).toMatch(
+      /Budget spent: the store's monthly cap \(--max-transactions-per-month 37\)/,
+    );
+    expect(sandbox.sandbox.transactions()).toBe(37);
 
     const perQuery = await cluster.createDatabase('per_query');
     const second = await instances(4, perQuery);

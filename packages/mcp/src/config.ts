@@ -9,7 +9,9 @@ import {
   cacheFolder,
   dataFolder,
   ledgerPath,
+  MAX_PER_MONTH_ENV,
   PACE_FILE,
+  parseMonthlyCap,
   STORE_ENV,
   storeUrlKind,
 } from '@enrich/bulk';
@@ -23,7 +25,7 @@ export const ENV = {
   maxTransactions: 'ENRICH_MAX_TRANSACTIONS',
   confirmAbove: 'ENRICH_CONFIRM_ABOVE',
   store: STORE_ENV,
-  maxPerMonth: 'ENRICH_MAX_TRANSACTIONS_PER_MONTH',
+  maxPerMonth: MAX_PER_MONTH_ENV,
 } as const;
 
 /** The answer cache's file inside its folder: the CLI's journal format (`enrich ... --cache <it>`). */
@@ -84,7 +86,7 @@ Usage: enrich-mcp [--sandbox] [--max-transactions N] [--confirm-above N] [--cach
                           each person once, whoever asks first; the password is never printed
   --max-transactions-per-month N
                           with a store: its cap per UTC month, every client counted
-                          (or ENRICH_MAX_TRANSACTIONS_PER_MONTH)
+                          (or ${MAX_PER_MONTH_ENV}); kept in the store, the lowest set wins
   --base-url URL          base of the v2 operations (or ENRICH_BASE_URL)
   --base-url-v3 URL       base of the v3 operations (or ENRICH_BASE_URL_V3)
   --help, --version
@@ -177,12 +179,16 @@ function storeOf(
   } catch (error) {
     return (error as Error).message;
   }
-  const capText = (values['max-transactions-per-month'] as string | undefined) ?? env[ENV.maxPerMonth];
-  const cap =
-    capText === undefined || capText.trim() === ''
-      ? undefined
-      : whole(capText, `--max-transactions-per-month (${ENV.maxPerMonth})`);
-  if (typeof cap === 'string') return cap;
+  const flag = values['max-transactions-per-month'] as string | undefined;
+  let cap: number | undefined;
+  try {
+    cap =
+      flag === undefined
+        ? parseMonthlyCap(env[ENV.maxPerMonth])
+        : parseMonthlyCap(flag, '--max-transactions-per-month');
+  } catch (error) {
+    return (error as Error).message;
+  }
   if (cap !== undefined && url === undefined && values['max-transactions-per-month'] !== undefined) {
     return `--max-transactions-per-month is the shared answer store's cap: give the store with --store or ${ENV.store} (--max-transactions caps this server)`;
   }

@@ -2,7 +2,14 @@
 // call, `enrich phone-lookup --in leads.csv` for a bulk run. Every option's value is parsed (and
 // refused with the flag's name) by its own parser, so the actions receive numbers and maps.
 
-import { CACHE_FILE, type CsvDelimiter, type CsvEncoding, STORE_ENV } from '@enrich/bulk';
+import {
+  CACHE_FILE,
+  type CsvDelimiter,
+  type CsvEncoding,
+  MAX_PER_MONTH_ENV,
+  parseMonthlyCap,
+  STORE_ENV,
+} from '@enrich/bulk';
 import {
   DEFAULT_MAX_CONCURRENCY,
   DEFAULT_MAX_RETRY_AFTER_MS,
@@ -13,6 +20,7 @@ import {
   squash,
 } from '@enrich/core';
 import { type Command, Option } from 'commander';
+import { CommandError, EXIT } from '../exit-codes.js';
 import {
   parseDelimiter,
   parseDuration,
@@ -22,7 +30,6 @@ import {
   parseTimeout,
   parseWhole,
 } from '../options.js';
-import { MAX_PER_MONTH_ENV } from '../shared-store.js';
 import { type ChosenColumns, chosenColumns } from './columns.js';
 import { FieldOption, flagOf } from './field-option.js';
 
@@ -79,6 +86,14 @@ export type OperationAction = (
 ) => Promise<void>;
 
 const whole = (flag: string, min: number, max?: number) => (text: string) => parseWhole(text, flag, min, max);
+/** The store's cap by bulk's one rule for it (the variable's too), refused as any bad flag is. */
+const monthlyCapFlag = (text: string): number => {
+  try {
+    return parseMonthlyCap(text, '--max-transactions-per-month') as number;
+  } catch (error) {
+    throw new CommandError((error as Error).message, EXIT.usage);
+  }
+};
 const parseConcurrency = (text: string): number | 'auto' =>
   text.trim().toLowerCase() === 'auto'
     ? 'auto'
@@ -131,7 +146,7 @@ export function addOperationCommand(program: Command, op: Operation, action: Ope
       new Option(
         '--max-transactions-per-month <n>',
         `with --store: the store's cap per UTC month, every client counted (or ${MAX_PER_MONTH_ENV})`,
-      ).argParser(whole('--max-transactions-per-month', 0)),
+      ).argParser(monthlyCapFlag),
     )
     .addOption(
       new Option('--max-age <duration>', 'reuse cached answers this fresh: 30d, 12h, forever')
