@@ -30,6 +30,7 @@ export {
   LEDGER_ENV,
   LedgerFile,
   ledgerPath,
+  namespaceOrigin,
   SANDBOX_ORIGIN,
   SpendRecorder,
   type SpendRecorderOptions,

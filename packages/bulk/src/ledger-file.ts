@@ -25,7 +25,7 @@ import {
   type OperationId,
   operationOrigin,
 } from '@enrich/core';
-import type { Bases } from './files.js';
+import { type Bases, SANDBOX_NAMESPACE } from './files.js';
 import { readLedgerFile } from './ledger-read.js';
 
 /** The environment variable that names the ledger's file instead of the platform's default. */
@@ -51,6 +51,16 @@ export function ledgerPath(
     return win32.join(env.LOCALAPPDATA || win32.join(home, 'AppData', 'Local'), 'enrich', 'ledger.jsonl');
   if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'enrich', 'ledger.jsonl');
   return join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'enrich', 'ledger.jsonl');
+}
+
+/**
+ * The service of an answer-store namespace (files.ts's cacheNamespace) as the ledger names it: the
+ * embedded sandbox's namespace is SANDBOX_ORIGIN, so that core's rule (isLocalOrigin, grandTotals)
+ * tells a sandbox from a real service in the store's spend as in the ledger; any other namespace is
+ * its service's base already.
+ */
+export function namespaceOrigin(namespace: string): string {
+  return namespace === SANDBOX_NAMESPACE ? SANDBOX_ORIGIN : namespace;
 }
 
 /** The origin an operation's requests go to, as the ledger records it (the sandbox's without its port). */

@@ -4,6 +4,7 @@
 // what a bulk run bought; the store's cap refuses before anything is sent; `enrich spend --store`
 // prints the store's table; the store's password never shows, whatever happens.
 import { join } from 'node:path';
+import { openStore } from '@enrich/bulk';
 import { type PostgresCluster, startPostgresCluster } from '@enrich/bulk/test-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnCli, tempDir, writeCsv } from './helpers.js';
@@ -112,6 +113,19 @@ describe('enrich with a shared answer store', { timeout: 60_000 }, () => {
     });
     expect(viaEnv.code).toBe(8);
     expect(server.sandbox.stats().requests).toBe(3);
+    // The cap is kept in the store: a command given none obeys it all the same.
+    const bare = await enrich(['phone-lookup', '--Phone', phone(23), '--store', store]);
+    expect(bare.code).toBe(8);
+    expect(bare.stderr).toMatch(/^Not sent: budget: the shared answer store .* refused the transaction/m);
+    expect(server.sandbox.stats().requests).toBe(3);
+    // A cap that is not a whole number is refused by the one rule, naming the variable.
+    const bad = await enrich(['phone-lookup', '--Phone', phone(23), '--store', store], {
+      ENRICH_MAX_TRANSACTIONS_PER_MONTH: 'lots',
+    });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(
+      /ENRICH_MAX_TRANSACTIONS_PER_MONTH must be a whole number of transactions, 0 or more; got "lots"/,
+    );
     // The cap is the store's: without a store it is refused.
     const alone = await enrich(['phone-lookup', '--Phone', phone(22), '--max-transactions-per-month', '3']);
     expect(alone.code).toBe(2);
@@ -135,6 +149,46 @@ describe('enrich with a shared answer store', { timeout: 60_000 }, () => {
     // `--store` alone reads ENRICH_STORE; --json gives the same rows.
     const json = JSON.parse((await enrich(['spend', '--store', '--json'], { ENRICH_STORE: store })).stdout);
     expect(json).toMatchObject({ transactions: 5, totals: [{ origin: service, transactions: 5 }] });
+  });
+
+  it("enrich spend --store keeps the sandbox's count out of what may be billed, and shows the store's caps", async () => {
+    const store = await freshStore();
+    // What other clients spent: the embedded sandbox (namespace "sandbox") and a real service.
+    const spent = async (namespace: string, count: number, maxTransactionsPerMonth?: number) => {
+      const front = await openStore(store, {
+        namespace,
+        maxAgeMs: Number.POSITIVE_INFINITY,
+        ...(maxTransactionsPerMonth === undefined ? {} : { maxTransactionsPerMonth }),
+        journal: { path: '' },
+      });
+      await front.reserve({ operation: 'phone-lookup', count });
+      await front.close();
+    };
+    await spent('sandbox', 3);
+    await spent('https://api.example.com', 4, 50_000);
+    const text = await enrich(['spend', '--store', store]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(
+      /total\s+http:\/\/127\.0\.0\.1\s+3\s+\(a sandbox on this machine: nothing billed\)/,
+    );
+    expect(text.stdout).toMatch(/total\s+all real services\s+4\s+\(what may be billed\)/);
+    expect(text.stdout).toMatch(/total\s+all sandboxes\s+3\s+\(nothing billed\)/);
+    expect(text.stdout).toMatch(
+      /Monthly caps kept in the store .*\n\s+https:\/\/api\.example\.com: 50,000 transactions a month/,
+    );
+    const json = JSON.parse((await enrich(['spend', '--store', store, '--json'])).stdout);
+    expect(json).toMatchObject({
+      transactions: 7,
+      billable: 4,
+      local: 3,
+      caps: [
+        {
+          namespace: 'https://api.example.com',
+          service: 'https://api.example.com',
+          maxTransactionsPerMonth: 50_000,
+        },
+      ],
+    });
   });
 
   it("the store's password never appears in output or errors", async () => {

@@ -1,13 +1,16 @@
 // `enrich spend --store [url]`: the shared answer store's spend table (bulk's store front): what
 // every client and instance of the team spent through the store, per UTC month, service and
-// operation, with a total per service. The store counts a transaction when it is reserved and gives
-// it back when the call was not paid, so the table is what was bought (or may have been: a request
-// sent whole that got no answer). The local ledger (`enrich spend`) is this machine's record.
-import { STORE_ENV, type SpendRow as StoreSpendRow } from '@enrich/bulk';
-import { type OperationId, originTotals, type SpendPeriod, type SpendRow } from '@enrich/core';
+// operation, with a total per service, and the monthly caps the store keeps (every client enforces
+// them). The store counts a transaction when it is reserved and gives it back when the call was not
+// paid, so the table is what was bought (or may have been: a request sent whole that got no answer).
+// The local ledger (`enrich spend`) is this machine's record. Services are named as the ledger names
+// them (namespaceOrigin: the embedded sandbox's is its loopback origin), so core's rule keeps what a
+// sandbox counted out of what may be billed, here as there.
+import { type MonthlyCap, namespaceOrigin, STORE_ENV, type SpendRow as StoreSpendRow } from '@enrich/bulk';
+import { grandTotals, type OperationId, originTotals, type SpendPeriod, type SpendRow } from '@enrich/core';
 import { CommandError, EXIT, type ExitCode } from '../exit-codes.js';
 import { closeStore, openSharedStore, storeUrl } from '../shared-store.js';
-import { jsonText } from '../terminal-text.js';
+import { grouped, jsonText, printable } from '../terminal-text.js';
 
 /** `enrich spend`'s flags, as this action reads them. */
 interface StoreSpendFlags {
@@ -53,8 +56,10 @@ export async function storeSpendAction(
   // A front serves one namespace for its answers; the spend table it reads is every namespace's.
   const store = await openSharedStore(url, { namespace: 'enrich spend', maxAgeMs: 0 });
   let kept: StoreSpendRow[];
+  let caps: MonthlyCap[];
   try {
     kept = await store.spend();
+    caps = await store.monthlyCaps();
   } catch (error) {
     throw new CommandError(
       `the shared answer store's spend could not be read: ${(error as Error).message}`,
@@ -67,7 +72,7 @@ export async function storeSpendAction(
     .filter((row) => flags.since === undefined || row.month >= flags.since)
     .map((row) => ({
       period: row.month,
-      origin: row.namespace,
+      origin: namespaceOrigin(row.namespace),
       operation: row.operation as OperationId,
       transactions: row.transactions,
     }));
@@ -82,6 +87,8 @@ export async function storeSpendAction(
       rows,
       totals,
       transactions,
+      ...grandTotals(rows),
+      caps: caps.map((cap) => ({ ...cap, service: namespaceOrigin(cap.namespace) })),
     };
     io.stdout.write(`${jsonText(json)}\n`);
     return EXIT.ok;
@@ -109,6 +116,22 @@ export async function storeSpendAction(
       table(rows, totals, ['month', 'service', 'operation', 'transactions']),
     );
   }
+  lines.push(...capLines(caps));
   io.stdout.write(`${lines.join('\n')}\n`);
   return EXIT.ok;
+}
+
+/** The caps the store keeps, one line each; the namespace is what the bulk README's UPDATE names. */
+function capLines(caps: readonly MonthlyCap[]): string[] {
+  if (caps.length === 0) return [];
+  const line = ({ namespace, maxTransactionsPerMonth }: MonthlyCap) => {
+    const service = namespaceOrigin(namespace);
+    const named = service === namespace ? '' : ` (namespace ${namespace})`;
+    return `  ${printable(`${service}${named}`)}: ${grouped(maxTransactionsPerMonth)} transactions a month (UTC)`;
+  };
+  return [
+    '',
+    'Monthly caps kept in the store (every client enforces them; the lowest one set wins):',
+    ...caps.map(line),
+  ];
 }

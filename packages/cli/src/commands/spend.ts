@@ -7,7 +7,7 @@
 //
 // With --store, the shared answer store's spend table instead (spend-store.ts): what every client and
 // instance of the team spent through it, per month, service and operation.
-import { LEDGER_ENV, LedgerNotAFile, SANDBOX_NAMESPACE, STORE_ENV } from '@enrich/bulk';
+import { LEDGER_ENV, LedgerNotAFile, STORE_ENV } from '@enrich/bulk';
 import {
   grandTotals,
   isLocalOrigin,
@@ -149,7 +149,7 @@ function table(
   ];
   const notes = [
     ...cells.slice(0, 1 + rows.length).map(() => ''),
-    ...totals.map((t) => (isLocalOrigin(t.origin) || t.origin === SANDBOX_NAMESPACE ? LOCAL_NOTE : '')),
+    ...totals.map((t) => (isLocalOrigin(t.origin) ? LOCAL_NOTE : '')),
     ...grand(rows).notes,
   ];
   const widths = [0, 1, 2, 3].map((i) => Math.max(...cells.map((row) => (row[i] ?? '').length)));
