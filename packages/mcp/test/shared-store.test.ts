@@ -10,6 +10,7 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { testFolders } from '@enrich/bulk/test-folders';
 import { type PostgresCluster, startPostgresCluster } from '@enrich/bulk/test-postgres';
 import { type SandboxServer, startSandboxServer } from '@enrich/sandbox';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -80,6 +81,8 @@ function enrich(
   const child = spawn(process.execPath, [ENRICH, ...argv], {
     env: {
       PATH: dirname(process.execPath),
+      // The data folder too (caches.jsonl, the suppression list) is the test file's, not the user's.
+      ...testFolders(),
       ENRICH_LEDGER: join(tempDir(), 'ledger.jsonl'),
       ENRICH_CACHE_DIR: tempDir(),
       ...service(),
@@ -164,8 +167,9 @@ describe('the server with a shared answer store', { timeout: 120_000 }, () => {
     expect(refused._meta).toMatchObject({ 'enrich/outcome': 'budget', 'enrich/transactionsSpent': 0 });
     expect(text(refused)).toMatch(/^Refused before sending: budget: the shared answer store/);
     expect(sandbox.sandbox.stats().requests).toBe(2);
-    // Another server of the team, with the same cap: a person already bought is free, a new one refused.
-    const other = await server({ ENRICH_STORE: store, ENRICH_MAX_TRANSACTIONS_PER_MONTH: '2' });
+    // Another server of the team, given no cap: the store keeps it, so a person already bought is
+    // free, a new one refused.
+    const other = await server({ ENRICH_STORE: store });
     const kept = await other.call('phone_lookup', { Phone: phone(201) });
     expect(kept._meta).toMatchObject({ 'enrich/fromStore': true, 'enrich/transactionsSpent': 0 });
     expect((await other.call('phone_lookup', { Phone: phone(203) }))._meta).toMatchObject({
