@@ -114,6 +114,51 @@ describe('its pace', () => {
     await s.send(input(2));
     expect(s.answersPerSecond).toBe(2);
   });
+
+  it('answers per second: none when no time has passed between the first request and the last answer', async () => {
+    const s = sender({ concurrency: 1, now: () => 10_000 });
+    await s.send(input(1));
+    expect(s.answersPerSecond).toBe(0);
+  });
+
+  it('a service that fails (5xx) slows an auto pace down', async () => {
+    const s = sender({ concurrency: 'auto', startFrom: { concurrency: 8, baselineMs: 5, climbing: false } });
+    await Promise.all(Array.from({ length: 8 }, () => s.send({ Phone: reserved('fault').phone })));
+    const reading = s.pace.reading(Date.now());
+    expect(reading.change).toBe('slower-failing');
+    expect(reading.concurrency).toBeLessThan(8);
+  });
+});
+
+describe('a request that cannot be built', () => {
+  it('comes back as a configuration error, sent to nobody, unpaid', async () => {
+    const s = sender({
+      settings: { apiKey: DEMO_KEY, baseUrl: 'http://example.com', baseUrlV3: 'http://example.com' },
+    });
+    const result = await s.send(input(1));
+    expect(result).toMatchObject({
+      sent: true,
+      paid: false,
+      kept: false,
+      outcome: { kind: 'error', error: { code: 'config' } },
+    });
+    if (result.sent && result.outcome.kind === 'error') expect(result.outcome.error.message).toMatch(/http/i);
+    expect(s.started).toBe(0);
+  });
+});
+
+describe('429 waits', () => {
+  it('a Retry-After exactly as long as the cap is waited, not a reason to stop', async () => {
+    at.server.sandbox.configure({ retryAfterSeconds: 1 });
+    const s = sender({
+      concurrency: 1,
+      policy: { ...DEFAULT_RETRY_POLICY, maxAttempts: 2, maxRetryAfterMs: 1000 },
+    });
+    const result = await s.send({ Phone: reserved('allowance').phone });
+    expect(result).toMatchObject({ sent: true, paid: false });
+    expect(s.throttled).toBe(2);
+    expect(s.resumeAt).toBeUndefined();
+  });
 });
 
 describe('retries', () => {
