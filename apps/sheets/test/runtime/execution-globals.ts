@@ -7,6 +7,7 @@ import { createLockService } from './lock-service.js';
 import { createCacheService, createPropertiesService } from './services.js';
 import { createHtmlService, createLogger, createSession, createUtilities, htmlOf } from './small-services.js';
 import { createSpreadsheetApp } from './spreadsheet-app.js';
+import { createScriptApp } from './triggers.js';
 import type { User } from './types.js';
 import { createUrlFetchApp } from './url-fetch.js';
 import { mapGet } from './vm-helpers.js';
@@ -66,9 +67,12 @@ export function executionGlobals(
       },
     }),
     Session: createSession(exec, `tmp-${user.email.length}-${user.email.charCodeAt(0)}`),
-    ScriptApp: {
-      AuthMode: { NONE: 'NONE', LIMITED: 'LIMITED', FULL: 'FULL', CUSTOM_FUNCTION: 'CUSTOM_FUNCTION' },
-    },
+    ScriptApp: createScriptApp(exec, {
+      store: rt.triggers,
+      documentId: rt.spreadsheet.id,
+      scopes: rt.scopes,
+      globalFunctions: () => rt.globalNames,
+    }),
     Logger,
     console,
   };

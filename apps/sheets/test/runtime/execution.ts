@@ -91,6 +91,11 @@ export class Execution {
   lockWaitStart: number | null = null;
   /** Locks held, released when the execution ends. */
   readonly locks = new Set<string>();
+  /**
+   * Runs outside any document (a time-driven trigger, if Apps Script gives an add-on's none): no
+   * active spreadsheet, and the document's cache, properties and lock are null.
+   */
+  noDocument = false;
 
   constructor(
     readonly clock: VirtualClock,
@@ -99,6 +104,8 @@ export class Execution {
     readonly user: ExecutionUser,
     readonly limitMs: number,
     readonly realm: Realm,
+    /** What stops it at its limit: the time limit, or (a trigger) the day's trigger runtime running out. */
+    readonly limitMessage = TIMEOUT_MESSAGE,
   ) {
     this.started = clock.now();
     this.deadline = this.started + limitMs;
@@ -109,13 +116,13 @@ export class Execution {
    * kills the execution if that passes the deadline (the platform stops it; later calls fail too).
    */
   enter(cost = 0): void {
-    if (this.killed) throw this.realm.error(TIMEOUT_MESSAGE);
+    if (this.killed) throw this.realm.error(this.limitMessage);
     const costMs = Math.ceil(cost);
     const remaining = this.deadline - this.clock.now();
     if (costMs > remaining) {
       this.clock.advance(Math.max(0, remaining));
       this.killed = true;
-      throw this.realm.error(TIMEOUT_MESSAGE);
+      throw this.realm.error(this.limitMessage);
     }
     this.clock.advance(costMs);
   }

@@ -27,6 +27,8 @@ import { passArgument, passResult } from './script-run.js';
 import { CacheStore, type DailyCounter, PropertyStore } from './services.js';
 import type { UiLog } from './spreadsheet-app.js';
 import { type Cell, parseA1, type SheetModel, SpreadsheetModel, type Value } from './spreadsheet-model.js';
+import { fireChange, passTime } from './trigger-firing.js';
+import { type TriggerRun, TriggerStore } from './triggers.js';
 import { AppsScriptError, type ExecutionRecord, type RuntimeOptions, type User } from './types.js';
 import type { RecordedRequest } from './url-fetch.js';
 import { installTime, mapGet, mulberry32 } from './vm-helpers.js';
@@ -55,7 +57,16 @@ export class Runtime {
   readonly documentCache = new CacheStore('document');
   readonly scriptCache = new CacheStore('script');
   readonly allowList: readonly string[];
+  /** The manifest's oauthScopes (ScriptApp needs script.scriptapp). */
+  readonly scopes: readonly string[];
+  /** Installable triggers, their runs and each user's trigger runtime today (triggers.ts). */
+  readonly triggers = new TriggerStore();
   extraLatencyMs: number;
+  /**
+   * Whether a time-driven trigger of the add-on runs in the document it was created in (unknown:
+   * README, "Platform facts"). Set false to run them outside any document.
+   */
+  timeTriggersHaveDocument = true;
   /** Overrides the time limit of the next executions (to simulate a chunk cut short), when set. */
   limitOverrideMs: number | null = null;
   /** Failures to inject into the next call of a Spreadsheet method, by method name. */
@@ -89,8 +100,10 @@ export class Runtime {
     this.script = new vm.Script(code, { filename: 'Code.js' });
     const manifest = JSON.parse(readFileSync(join(this.distDir, 'appsscript.json'), 'utf8')) as {
       urlFetchWhitelist?: string[];
+      oauthScopes?: string[];
     };
     this.allowList = manifest.urlFetchWhitelist ?? [];
+    this.scopes = manifest.oauthScopes ?? [];
     // The service sees each request at the time of the execution that sends it (executions running
     // at the same time each have their own clock).
     this.sandbox = createSandbox({ ...options.sandbox, now: () => (this.activeClock ?? this.clock).now() });
@@ -210,17 +223,62 @@ export class Runtime {
     return { formulas: calls.length, errors };
   }
 
+  /**
+   * Lets `ms` of time pass, running every time-driven trigger that falls due meanwhile, in time
+   * order, each as the user who created it (trigger-firing.ts). Returns the runs.
+   */
+  passTime(ms: number): TriggerRun[] {
+    return passTime(this, ms);
+  }
+
+  /** A person's change to the document: each installable change trigger of it runs, as its creator. */
+  change(changeType = 'EDIT'): TriggerRun[] {
+    return fireChange(this, changeType);
+  }
+
+  /**
+   * One run of a trigger's function as `user` (full authorisation), stopped at `limitMs` with
+   * `limitMessage` (6 minutes, or what is left of the day's trigger runtime). Throws as run() does.
+   */
+  runTrigger(
+    user: User,
+    fn: string,
+    event: unknown,
+    limitMs: number,
+    limitMessage: string,
+    noDocument = false,
+  ): unknown {
+    return this.executeWith(
+      user,
+      'full',
+      fn,
+      (context, realm) => {
+        const target = context[fn];
+        if (typeof target !== 'function') throw new Error(`Script function not found: ${fn}`);
+        return (target as (e: unknown) => unknown)(realm.importValue(event));
+      },
+      { ms: limitMs, message: limitMessage, noDocument },
+    );
+  }
+
   /** A fresh context as executions get one, for tests of what it holds. */
   evaluateInFreshContext(code: string): unknown {
     const context = this.newContext(this.owner, 'full').context;
     return exportValue(vm.runInContext(code, context));
   }
 
-  private newContext(user: User, mode: Mode) {
+  private newContext(user: User, mode: Mode, limit?: { ms: number; message: string; noDocument?: boolean }) {
     const context = vm.createContext({});
     const realm = createRealm(context);
-    const limit = this.limitFor(mode);
-    const exec = new Execution(this.clock, mode, user, limit, realm);
+    const exec = new Execution(
+      this.clock,
+      mode,
+      user,
+      limit?.ms ?? this.limitFor(mode),
+      realm,
+      limit?.message ?? TIMEOUT_MESSAGE,
+    );
+    exec.noDocument = limit?.noDocument ?? false;
     installTime(
       context,
       () => this.clock.now(),
@@ -298,8 +356,9 @@ export class Runtime {
     mode: Mode,
     fn: string,
     body: (context: vm.Context, realm: ReturnType<typeof createRealm>) => unknown,
+    limit?: { ms: number; message: string; noDocument?: boolean },
   ): unknown {
-    const { context, realm, exec } = this.newContext(user, mode);
+    const { context, realm, exec } = this.newContext(user, mode, limit);
     let result: unknown;
     let failure: string | null = null;
     try {
@@ -313,7 +372,7 @@ export class Runtime {
           : String(error);
     }
     // The platform stops a script at its time limit whatever the script does about the exception.
-    if (exec.killed) failure = TIMEOUT_MESSAGE;
+    if (exec.killed) failure = exec.limitMessage;
     for (const name of exec.locks) if (this.locks.get(name) === exec) this.locks.delete(name);
     this.executions.push({
       fn,

@@ -49,6 +49,7 @@ export function createLockService(exec: Execution, held: Map<string, Execution>,
   return {
     getDocumentLock: () => {
       allow('getDocumentLock');
+      if (exec.noDocument) return null;
       return lock('document');
     },
     getUserLock: () => {

@@ -175,7 +175,8 @@ export function createPropertiesService(exec: Execution, host: PropertiesHost) {
   };
   return {
     getUserProperties: get('getUserProperties', host.userStore),
-    getDocumentProperties: get('getDocumentProperties', host.documentStore),
+    getDocumentProperties: () =>
+      exec.noDocument ? null : get('getDocumentProperties', host.documentStore)(),
     getScriptProperties: get('getScriptProperties', host.scriptStore),
   };
 }
@@ -277,6 +278,7 @@ export function createCacheService(exec: Execution, host: CacheHost) {
     },
     getDocumentCache: () => {
       allow('getDocumentCache');
+      if (exec.noDocument) return null;
       const store = host.documentCache();
       return store ? cache(store) : null;
     },

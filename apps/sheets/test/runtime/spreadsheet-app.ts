@@ -13,6 +13,14 @@ import {
   type SpreadsheetModel,
   type Value,
 } from './spreadsheet-model.js';
+import {
+  type CallCosts,
+  copyMethod,
+  deleteSheet,
+  insertRowsAfter,
+  noteMethods,
+  RANGE_INTERNALS,
+} from './spreadsheet-notes-copy.js';
 import { createUi } from './spreadsheet-ui.js';
 
 export interface UiLog {
@@ -58,6 +66,8 @@ export function createSpreadsheetApp(exec: Execution, host: SpreadsheetHost) {
   const fail = (message: string): never => {
     throw realm.error(message);
   };
+  const costs: CallCosts = { read, write, fail };
+  const SHEET = Symbol('sheet');
 
   function grid<T>(box: Box, f: (row: number, column: number) => T): T[][] {
     const out: T[][] = [];
@@ -77,6 +87,16 @@ export function createSpreadsheetApp(exec: Execution, host: SpreadsheetHost) {
     }
     const cells = box.numRows * box.numColumns;
     const self = {
+      [RANGE_INTERNALS]: { sheet, box },
+      ...noteMethods(sheet, box, costs),
+      copyTo: copyMethod(sheet, box, costs),
+      setFormula: (formula: unknown) => {
+        write('setFormula', cells);
+        if (cells !== 1) fail('setFormula on more than one cell is not modelled by this test runtime');
+        if (typeof formula !== 'string' || !formula.startsWith('=')) fail('Range.setFormula takes a formula');
+        sheet.write(box, [[formula as string]]);
+        return self;
+      },
       getRow: () => box.row,
       getColumn: () => box.column,
       getNumRows: () => box.numRows,
@@ -167,6 +187,11 @@ export function createSpreadsheetApp(exec: Execution, host: SpreadsheetHost) {
 
   function sheetObject(sheet: SheetModel): object {
     return {
+      [SHEET]: sheet,
+      insertRowsAfter: (after: number, count: number) => {
+        insertRowsAfter(sheet, costs)(after, count);
+        return sheetObject(sheet);
+      },
       getName: () => {
         read('Sheet.getName');
         return sheet.name;
@@ -246,6 +271,10 @@ export function createSpreadsheetApp(exec: Execution, host: SpreadsheetHost) {
         read('Spreadsheet.getName');
         return model.name;
       },
+      deleteSheet: deleteSheet(model, costs, (s) => {
+        const found = (s as { [SHEET]?: SheetModel } | null)?.[SHEET];
+        return found ?? fail('Spreadsheet.deleteSheet takes a Sheet');
+      }),
       getSheets: () => {
         read('Spreadsheet.getSheets');
         return realm.importValue(model.sheets.map(sheetObject));
@@ -298,12 +327,12 @@ export function createSpreadsheetApp(exec: Execution, host: SpreadsheetHost) {
     getActiveSpreadsheet: () => {
       exec.allow('SpreadsheetApp.getActiveSpreadsheet', { custom: true });
       exec.enter(SPREADSHEET_COSTS.call);
-      return spreadsheetObject();
+      return exec.noDocument ? null : spreadsheetObject();
     },
     getActive: () => {
       exec.allow('SpreadsheetApp.getActive', { custom: true });
       exec.enter(SPREADSHEET_COSTS.call);
-      return spreadsheetObject();
+      return exec.noDocument ? null : spreadsheetObject();
     },
     getActiveSheet: () => {
       exec.allow('SpreadsheetApp.getActiveSheet', { custom: true });

@@ -21,6 +21,8 @@ export interface Cell {
   format?: string;
   /** Key of the formula cell whose array result this cell shows. */
   spilledFrom?: number;
+  /** The cell's note (Insert > Note), as Range.setNote(s) and copyTo leave it. */
+  note?: string;
   /** Value writes (setValue/setValues) by scripts. */
   writes: number;
   /** Any change by a script: value writes and format changes. */
@@ -47,7 +49,7 @@ export class SheetModel {
     return this.cells.get(key(row, column));
   }
 
-  private ensure(row: number, column: number): Cell {
+  ensure(row: number, column: number): Cell {
     let cell = this.cells.get(key(row, column));
     if (!cell) {
       cell = { value: '', writes: 0, touches: 0 };
@@ -122,6 +124,57 @@ export class SheetModel {
         cell.format = format(r, c);
         cell.touches++;
       }
+    }
+  }
+
+  /** A script's setNotes: an empty note removes the note; counted as a change of the cell. */
+  setNotes(box: Box, note: (r: number, c: number) => string): void {
+    for (let r = 0; r < box.numRows; r++) {
+      for (let c = 0; c < box.numColumns; c++) {
+        const cell = this.ensure(box.row + r, box.column + c);
+        const text = note(r, c);
+        if (text === '') delete cell.note;
+        else cell.note = text;
+        cell.touches++;
+      }
+    }
+  }
+
+  note(row: number, column: number): string {
+    return this.cell(row, column)?.note ?? '';
+  }
+
+  /**
+   * Range.copyTo as a script does it (paste all): values, formulas, formats and notes of `box` go to
+   * the same-sized block of `to` at (row, column), replacing what was there. A cell showing another
+   * formula's array result is pasted empty (the formula, where copied, fills it again). Formulas move
+   * with their relative references in Sheets; this runtime only copies them to the same position
+   * (another sheet), which is all the add-on does, and refuses the rest rather than guess.
+   */
+  copyTo(box: Box, to: SheetModel, row: number, column: number): void {
+    const moved = row !== box.row || column !== box.column;
+    const copies: { cell: Cell | undefined; r: number; c: number }[] = [];
+    for (let r = 0; r < box.numRows; r++) {
+      for (let c = 0; c < box.numColumns; c++) {
+        const cell = this.cell(box.row + r, box.column + c);
+        if (cell?.formula && moved)
+          throw new Error('copyTo of a formula to another position is not modelled');
+        copies.push({ cell: cell ? { ...cell } : undefined, r, c });
+      }
+    }
+    for (const { cell, r, c } of copies) {
+      const target = to.ensure(row + r, column + c);
+      target.value = cell?.spilledFrom === undefined ? (cell?.value ?? '') : '';
+      target.spilledFrom = undefined;
+      target.error = cell?.error;
+      if (cell?.formula) target.formula = cell.formula;
+      else delete target.formula;
+      if (cell?.format === undefined) delete target.format;
+      else target.format = cell.format;
+      if (cell?.note) target.note = cell.note;
+      else delete target.note;
+      target.writes++;
+      target.touches++;
     }
   }
 
@@ -296,6 +349,12 @@ export class SpreadsheetModel {
     const sheet = this.sheets.find((s) => s.name === name);
     if (!sheet) throw new Error(`no sheet ${name}`);
     return sheet;
+  }
+
+  removeSheet(sheet: SheetModel): void {
+    if (this.sheets.length === 1) throw new Error('A spreadsheet keeps at least one sheet');
+    this.sheets.splice(this.sheets.indexOf(sheet), 1);
+    if (this.active?.sheetId === sheet.id) this.active = null;
   }
 
   sheetById(id: number): SheetModel | undefined {
