@@ -14,7 +14,8 @@ import { build, transform } from 'esbuild';
 import { tsImport } from 'tsx/esm/api';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const dist = join(root, 'dist');
+// SHEETS_DIST: another folder (a test builds a second add-on with other URLs allowed).
+const dist = process.env.SHEETS_DIST ?? join(root, 'dist');
 const GLOBAL = 'EnrichSheets';
 
 async function bundle(entry, options) {
@@ -128,6 +129,7 @@ const manifest = {
     'https://www.googleapis.com/auth/spreadsheets.currentonly',
     'https://www.googleapis.com/auth/script.container.ui',
     'https://www.googleapis.com/auth/script.external_request',
+    'https://www.googleapis.com/auth/script.scriptapp',
   ],
   urlFetchWhitelist: allowList,
 };

@@ -88,7 +88,8 @@ test('answers are packed within the cache limits: 3,000 distinct answers, recalc
   // EMAILVERIFY finds no e-mail in a phone column: 3,000 invalid rows, nothing sent.
   expect(rt.sandbox.transactions()).toBe(3000);
   // At most 1,000 items, or CacheService drops the oldest: one item per answer would lose 2,100 of them.
-  expect(rt.documentCache.entries.size).toBeLessThanOrEqual(200);
+  // 199 buckets and the hint, and the allowance's count in 3 copies (issue 39).
+  expect(rt.documentCache.entries.size).toBeLessThanOrEqual(203);
   expect(rt.documentCache.evictions).toBe(0);
   for (const entry of rt.documentCache.entries.values())
     expect(Buffer.byteLength(entry.value)).toBeLessThan(100 * 1024);

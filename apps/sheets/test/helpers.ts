@@ -12,16 +12,31 @@ export const COLLABORATOR_KEY = 'collab-key-8d41e0b29c7a5f13';
 export const V2_BASE = 'https://api.tdg1.io';
 export const V3_BASE = 'https://testapi.tdg1.io';
 
+/** An allowance so large that tests about something else never meet it. */
+export const NO_LIMIT = { day: 1_000_000, month: 1_000_000 };
+
 export function newRuntime(
-  options: { sandbox?: Omit<SandboxOptions, 'now' | 'keys'>; latencyMs?: number; ownerKey?: boolean } & Pick<
-    RuntimeOptions,
-    'seed'
-  > = {},
+  options: {
+    sandbox?: Omit<SandboxOptions, 'now' | 'keys'>;
+    latencyMs?: number;
+    ownerKey?: boolean;
+    /** Each user's allowance in the spreadsheet: 'default' leaves the add-on's (500 a day). */
+    allowance?: 'default' | { day: number; month: number };
+  } & Pick<RuntimeOptions, 'seed' | 'distDir'> = {},
 ): Runtime {
   const rt = createRuntime({
     sandbox: { ...options.sandbox, keys: [OWNER_KEY, COLLABORATOR_KEY], latencyMs: options.latencyMs ?? 0 },
     seed: options.seed,
+    distDir: options.distDir,
   });
+  const allowance = options.allowance ?? NO_LIMIT;
+  if (allowance !== 'default') {
+    // As each user set it in the sidebar's Allowance (allowance/setting.ts), without an execution
+    // that would move the clock.
+    for (const user of [rt.owner, rt.collaborator]) {
+      rt.userProperties(user).values.set(`enrich.allowance.${rt.spreadsheet.id}`, JSON.stringify(allowance));
+    }
+  }
   if (options.ownerKey !== false) rt.run(rt.owner, 'saveSettings', { apiKey: OWNER_KEY });
   return rt;
 }

@@ -53,3 +53,6 @@ export function executionTime(started: number, limitMs: number, marginMs: number
     lockWaitMs: (max) => Math.max(0, Math.min(max, endBy - Date.now())),
   };
 }
+
+/** Apps Script stops any execution but a custom function or simple trigger after 6 minutes. */
+export const EXECUTION_LIMIT_MS = 6 * 60_000;

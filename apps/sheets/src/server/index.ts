@@ -8,14 +8,19 @@
 // (answers/keep.ts). It costs nothing. Every one passes what it returns, and the message of what it
 // throws, through the key scrubber (key/scrub.ts).
 import { checkApiKey } from '@enrich/core/universal';
+import * as allowance from './allowance/runner.js';
 import { keepingAnswers } from './answers/keep.js';
+import { runAutomation as runAutomationOf } from './automation/run.js';
+import * as automation from './automation/switch.js';
 import { customFunction as customFunctionOf } from './formulas/custom-function.js';
 import { checkKey as checkKeyOf } from './key/check.js';
 import { scrubbing } from './key/scrub.js';
 import * as menu from './menu.js';
+import { provenanceOfSelection } from './provenance/selected.js';
 import * as chunk from './run/chunk.js';
 import * as plan from './run/plan.js';
 import * as start from './run/start.js';
+import { undoInfo, undoLastRun as undoLastRunOf } from './run/undo.js';
 import * as sidebar from './sidebar-api.js';
 
 export { onEdit, onInstall, onOpen } from './menu.js';
@@ -48,6 +53,19 @@ export const freezeAllResults = scrubbing(keepingAnswers(sidebar.freezeAllResult
 export const keepAnswers = scrubbing(sidebar.keepAnswers);
 // The free key check: the sidebar calls it right after saving a key.
 export const checkKey = scrubbing(keepingAnswers(checkKeyOf));
+// The allowance: what this user's key spent here against their limits, and changing them.
+export const getAllowance = scrubbing(allowance.allowanceInfo);
+export const saveAllowance = scrubbing(keepingAnswers(allowance.saveAllowance));
+// "Keep this range enriched": the hourly trigger's handler (as the user who turned it on), and the
+// sidebar's switch and history.
+export const runAutomation = scrubbing(keepingAnswers(runAutomationOf));
+export const turnOnAutomation = scrubbing(keepingAnswers(automation.turnOnAutomation));
+export const turnOffAutomation = scrubbing(keepingAnswers(() => automation.turnOffAutomation('off')));
+export const getAutomation = scrubbing(automation.automationState);
+// Where the selected cell's answer came from (read only); undo the last sidebar run (free).
+export const describeProvenance = scrubbing(provenanceOfSelection);
+export const undoLastRun = scrubbing(keepingAnswers(undoLastRunOf));
+export const getUndo = scrubbing(undoInfo);
 
 /**
  * A key in a settings change that could be saved. A key that core's check refuses is never stored

@@ -30,3 +30,32 @@ export const STATUS_COLUMN = 'Status';
 /** A refused key stops a sidebar run: the sidebar uses the user's own key. */
 export const SIDEBAR_KEY_REFUSED =
   'Your API key was refused (401). The sidebar uses your own key: set a valid one, then resume.';
+
+/** The start of what a formula row says when the allowance stopped it (allowance/reenter.ts looks for it). */
+export const ALLOWANCE_REACHED = 'Allowance reached';
+
+/**
+ * A formula row not bought because of the allowance (`by` the day's or the month's limit of `limit`
+ * transactions), or because the spreadsheet was too busy to claim under it.
+ */
+export function formulaHeldText(by: 'day' | 'month' | 'busy', limit: number): string {
+  if (by === 'busy') {
+    return 'Not bought: the spreadsheet was too busy to check its allowance; recalculate in a moment.';
+  }
+  return (
+    `${ALLOWANCE_REACHED} (${limit.toLocaleString('en-US')} a ${by} in this spreadsheet): not bought. ` +
+    `The key's owner can raise it: ${MENU_PATH} > Settings….`
+  );
+}
+
+/** Why a sidebar run stopped at the allowance (`by` the day's or month's limit), before sheet row `row`. */
+export function runHeldText(by: 'day' | 'month' | 'busy', limit: number, row: number): string {
+  if (by === 'busy') {
+    return `The spreadsheet was too busy to check your allowance, so nothing more was bought (next: row ${row}). Resume in a moment.`;
+  }
+  return (
+    `Your allowance in this spreadsheet is reached (${limit.toLocaleString('en-US')} transactions a ${by}): ` +
+    `the run stopped before row ${row} and bought nothing more. Raise it under Spend and allowance, or resume ` +
+    `${by === 'day' ? 'tomorrow' : 'next month'} (UTC); the rows done so far stay.`
+  );
+}

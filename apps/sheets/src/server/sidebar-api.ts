@@ -2,7 +2,9 @@
 // settings. Everything returned crosses google.script.run, so it is plain data (no Date, no
 // undefined in arrays), and it never holds the API key.
 import { mapColumns, OPERATIONS, type OperationId, outputColumns } from '@enrich/core/universal';
+import { type AllowanceInfo, allowanceInfo } from './allowance/runner.js';
 import { countUnkept, keepCachedAnswers } from './answers/keep.js';
+import { type AutomationState, automationState } from './automation/switch.js';
 import { columnLetter, rangeA1 } from './cells/a1.js';
 import { type FreezeReport, freezeSpreadsheet } from './formulas/freeze.js';
 import { type PublicSettings, publicSettings, saveUserSettings, userSettings } from './key/settings.js';
@@ -10,6 +12,7 @@ import { spreadsheetId } from './run/resolve.js';
 import { readSpend, type SpendInfo, spendInfo } from './run/spend.js';
 import { unfinishedRun } from './run/start.js';
 import type { RangeRef, RunProgress } from './run/types.js';
+import { type UndoInfo, undoInfo } from './run/undo.js';
 
 export interface OperationInfo {
   readonly id: OperationId;
@@ -46,6 +49,12 @@ export interface SidebarState {
   readonly run: RunProgress | null;
   /** What this user's sidebar runs spent in this spreadsheet this month. */
   readonly spend: SpendInfo;
+  /** This user's allowance in this spreadsheet, and what their key spent of it. */
+  readonly allowance: AllowanceInfo;
+  /** This user's last run that can be undone. */
+  readonly undo: UndoInfo | null;
+  /** "Keep this range enriched": on or off, and its runs. */
+  readonly automation: AutomationState;
 }
 
 export function getSidebarState(): SidebarState {
@@ -63,6 +72,9 @@ export function getSidebarState(): SidebarState {
     selection: describeSelection(),
     run: unfinishedRun(),
     spend: spendInfo(readSpend(spreadsheetId())),
+    allowance: allowanceInfo(),
+    undo: undoInfo(),
+    automation: automationState(),
   };
 }
 

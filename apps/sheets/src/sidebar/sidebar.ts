@@ -4,10 +4,13 @@
 // nothing: the server's checkpoint says where to resume.
 import type { RunPlan, RunProgress, RunRequest } from '../server/run/types.js';
 import type { OperationInfo, SelectionInfo } from '../server/sidebar-api.js';
+import { refreshAllowance, renderAllowance, wireAllowancePanel } from './allowance-panel.js';
 import { refreshAnswersNow, renderAnswers, wireAnswersPanel } from './answers-panel.js';
+import { renderAutomation, wireAutomationPanel } from './automation-panel.js';
 import { renderBreakdown } from './breakdown-panel.js';
 import { $, errorText, number, plural, showMessage } from './dom.js';
 import { renderSettings, wireKeyPanel } from './key-panel.js';
+import { renderUndo, wireProvenancePanel } from './provenance-panel.js';
 import { call } from './server.js';
 import { renderSpend } from './spend-panel.js';
 
@@ -154,7 +157,8 @@ async function check(keepAskAgain = false): Promise<void> {
     $('plan').textContent =
       `${number(result.rows)} rows: ${number(result.distinct)} distinct requests, ${number(result.invalid)} invalid, ` +
       `${number(result.empty)} empty. ${number(result.cached)} answers are cached already. ` +
-      `This run will spend at most ${number(result.transactions)} transactions. Results go to ${result.targetA1}.`;
+      `This run will spend at most ${number(result.transactions)} transactions. Results go to ${result.targetA1}.` +
+      allowanceNote(result);
     renderAskAgain(result.unreadable, askAgain);
     if (result.nonEmpty > 0) {
       $('confirm-text').textContent =
@@ -165,6 +169,17 @@ async function check(keepAskAgain = false): Promise<void> {
   } catch (error) {
     showMessage(errorText(error));
   }
+}
+
+/** Said in the plan when the run would cross the runner's allowance: where it will stop. */
+function allowanceNote(result: RunPlan): string {
+  if (result.stopsAtRow === null) return '';
+  const { left, by, limits } = result.allowance;
+  const limit = by === 'day' ? `${number(limits.day)} a day` : `${number(limits.month)} a month`;
+  return (
+    ` Your allowance here (${limit}) has ${number(left)} left ${by === 'day' ? 'today' : 'this month'}: ` +
+    `the run will stop before row ${number(result.stopsAtRow)}. Raise it under Spend and allowance to go further.`
+  );
 }
 
 async function start(): Promise<void> {
@@ -260,13 +275,19 @@ async function drive(first: RunProgress): Promise<void> {
     running = false;
     $<HTMLButtonElement>('check').disabled = false;
     $<HTMLButtonElement>('stop').disabled = true;
+    // What the run spent of the allowance, and the run it can now undo.
+    refreshAllowance();
+    call('getUndo')
+      .then(renderUndo)
+      .catch(() => undefined);
   }
 }
 
 function showResume(progress: RunProgress): void {
   $('resume-section').hidden = false;
-  // A run stopped at its ceiling would stop again: Check again, or discard it.
-  $('resume').hidden = progress.halted !== null;
+  // A run stopped at its ceiling would stop again: Check again, or discard it. One stopped at the
+  // allowance goes on once there is room again.
+  $('resume').hidden = progress.halted !== null && !progress.heldByAllowance;
   $('resume-section').dataset.runId = progress.runId;
   $('resume-text').textContent =
     `${progress.title} on ${progress.sheetName}!${progress.inputA1}: ${number(progress.counts.done)} of ` +
@@ -306,6 +327,9 @@ async function refreshSelection(): Promise<void> {
 async function init(): Promise<void> {
   wireKeyPanel();
   wireAnswersPanel();
+  wireAllowancePanel();
+  wireAutomationPanel(runRequest);
+  wireProvenancePanel();
   $('operation').addEventListener('change', renderMapping);
   $('target').addEventListener('input', invalidatePlan);
   $('refresh-selection').addEventListener('click', () => void refreshSelection());
@@ -324,7 +348,10 @@ async function init(): Promise<void> {
   $('discard').addEventListener('click', () => void discard());
 
   const view = document.body.dataset.view;
-  if (view === 'settings') ($('settings-section') as HTMLDetailsElement).open = true;
+  if (view === 'settings') {
+    ($('settings-section') as HTMLDetailsElement).open = true;
+    ($('spend-section') as HTMLDetailsElement).open = true;
+  }
   if (view === 'key') ($('key-section') as HTMLDetailsElement).open = true;
   try {
     const state = await call('getSidebarState');
@@ -334,6 +361,9 @@ async function init(): Promise<void> {
     renderSettings(state.settings);
     renderAnswers(state.answers);
     renderSpend(state.spend);
+    renderAllowance(state.allowance);
+    renderAutomation(state.automation);
+    renderUndo(state.undo);
     // Formulas may buy answers while the sidebar is open: look again every minute, and when the
     // user comes back to the sidebar from the sheet.
     setInterval(refreshAnswersNow, 60_000);

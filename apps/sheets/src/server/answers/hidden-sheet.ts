@@ -21,6 +21,8 @@ import { TEXT_FORMAT } from '../cells/values.js';
 import { forKeeping, type PaidAnswer, spread } from './paid-answer.js';
 
 export const HIDDEN_SHEET_NAME = '_enrich_answers';
+/** Every sheet of the add-on's own (answers, undo copies) starts so: never searched for formulas. */
+export const PRIVATE_SHEET_PREFIX = '_enrich_';
 export const BUCKETS = 256;
 /** Sheets' limit is 50,000 characters per cell; keep a margin. */
 export const MAX_CELL_CHARS = 45_000;

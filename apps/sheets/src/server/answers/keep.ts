@@ -4,6 +4,7 @@
 // them (AuthMode.LIMITED); where it refuses, nothing breaks and the next writable action keeps them.
 // It never sends a request: keeping answers costs no transaction.
 
+import { foldLedger } from '../allowance/ledger.js';
 import { underDocumentLock } from '../document-lock.js';
 import { logText } from '../key/scrub.js';
 import { documentCache, markKept, readAllCachedAnswers, UNKEPT_HINT } from './document-cache.js';
@@ -28,6 +29,8 @@ export function keepCachedAnswers(onlyIfHinted = false): KeepReport {
   if (!cache) return { kept: 0, skipped: 'no-cache' };
   if (onlyIfHinted && cache.get(UNKEPT_HINT) === null) return { kept: 0 };
   const done = underDocumentLock(5_000, (): KeepReport => {
+    // What formulas spent is counted in the cache only: keep the count where it lasts too.
+    foldLedger(cache);
     const since = keepSince();
     const unkept = new Map<string, PaidAnswer>();
     for (const [id, answer] of readAllCachedAnswers(cache, since)) {

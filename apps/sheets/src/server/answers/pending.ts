@@ -23,6 +23,8 @@ export interface Pending {
   readonly ids: ReadonlyMap<string, string>;
   /** Request key → its cached outcome. */
   readonly cached: ReadonlyMap<string, Outcome>;
+  /** Request key → when its kept answer was paid for (ms), for the cached ones. */
+  readonly paidAt: ReadonlyMap<string, number>;
   /** The requests to send, one per request key not in `cached`. */
   readonly jobs: readonly Job[];
 }
@@ -72,6 +74,7 @@ export function pendingRequests(
   const hits = keptAnswers(cache, [...ids.values()], options.freshSince);
   const askAgainBefore = options.askAgainBefore ?? 0;
   const cached = new Map<string, Outcome>();
+  const paidAt = new Map<string, number>();
   const jobs: Job[] = [];
   for (const [key, input] of inputs) {
     const id = ids.get(key) as string;
@@ -80,11 +83,12 @@ export function pendingRequests(
     const hit = askAgain ? undefined : kept?.outcome;
     if (hit) {
       cached.set(key, hit);
+      paidAt.set(key, kept?.paidAt ?? 0);
       continue;
     }
     const built = buildRequest(op, input, settings);
     if (!built.ok) throw new Error(built.message);
     jobs.push({ id, request: built.request });
   }
-  return { cache, ids, cached, jobs };
+  return { cache, ids, cached, paidAt, jobs };
 }

@@ -15,14 +15,17 @@ import {
   rowStatusText,
 } from '@enrich/core/universal';
 import { type ArgSpec, type FunctionSpec, findFunction } from '../../spec.js';
+import { allowanceGate, type Held } from '../allowance/ledger.js';
+import type { Limits } from '../allowance/setting.js';
 import { freshSince } from '../answers/freshness.js';
 import { pendingRequests } from '../answers/pending.js';
 import { type ChosenColumns, chooseWithExtras, extraValue, outcomeRow } from '../cells/outcome-row.js';
 import { type ExecutionTime, executionTime } from '../execution-time.js';
-import { asCoreSettings, readSettings } from '../key/settings.js';
+import { asCoreSettings, settingsFrom } from '../key/settings.js';
 import {
   FORMULA_STILL_FETCHING,
   FORMULA_TIME_UP,
+  formulaHeldText,
   OWNER_ALLOWANCE_USED,
   OWNER_HAS_NO_KEY,
   OWNER_KEY_REFUSED,
@@ -53,7 +56,7 @@ export function customFunction(name: string, args: readonly unknown[]): Cell[][]
   const rows = inputRows(spec, args.slice(0, spec.args.length));
 
   const plans = rows.map((raw) => planRow(op, raw));
-  const { outcomes, elsewhere } = fetchOutcomes(
+  const { outcomes, elsewhere, held } = fetchOutcomes(
     op,
     plans,
     executionTime(started, FORMULA_LIMIT_MS, FORMULA_MARGIN_MS),
@@ -70,8 +73,18 @@ export function customFunction(name: string, args: readonly unknown[]): Cell[][]
     else {
       const outcome = outcomes.get(plan.key);
       if (!outcome) {
-        // Never bought here: another formula is buying it, or there was no time for another round.
-        out.push(message(elsewhere.has(plan.key) ? FORMULA_STILL_FETCHING : FORMULA_TIME_UP));
+        // Never bought here: past the allowance, another formula is buying it, or there was no
+        // time for another round.
+        const stop = held?.reasons.get(plan.key);
+        out.push(
+          message(
+            stop
+              ? formulaHeldText(stop, (stop === 'month' ? held?.limits.month : held?.limits.day) ?? 0)
+              : elsewhere.has(plan.key)
+                ? FORMULA_STILL_FETCHING
+                : FORMULA_TIME_UP,
+          ),
+        );
         continue;
       }
       const row = outcomeRow(op, outcome, columns);
@@ -101,15 +114,20 @@ function checkExtrasFound(
   }
 }
 
-/**
- * Outcomes by request key for the distinct valid requests (cached, or fetched now), and the keys
- * another formula was still buying when this one had to answer.
- */
+interface Fetched {
+  outcomes: Map<string, Outcome>;
+  /** Keys another formula was still buying when this one had to answer. */
+  elsewhere: Set<string>;
+  /** Keys not bought because of the owner's allowance, why, and the limits. */
+  held?: { reasons: Map<string, Held>; limits: Limits };
+}
+
+/** Outcomes by request key for the distinct valid requests: cached, or fetched now within the allowance. */
 function fetchOutcomes(
   op: Operation,
   plans: readonly ReturnType<typeof planRow>[],
   time: ExecutionTime,
-): { outcomes: Map<string, Outcome>; elsewhere: Set<string> } {
+): Fetched {
   const inputs = new Map<string, NonNullable<ReturnType<typeof planRow>['input']>>();
   for (const plan of plans) {
     if (plan.kind === 'request' && plan.input && !inputs.has(plan.key)) inputs.set(plan.key, plan.input);
@@ -119,7 +137,8 @@ function fetchOutcomes(
   if (inputs.size === 0) return { outcomes: byKey, elsewhere };
 
   // Owner's properties: Apps Script gives a custom function the spreadsheet owner's user properties.
-  const stored = readSettings(PropertiesService.getUserProperties());
+  const all = PropertiesService.getUserProperties().getProperties();
+  const stored = settingsFrom(all);
   if (!stored.apiKey) throw new Error(OWNER_HAS_NO_KEY);
   // A key with a space or a line break cannot be the issued one: refused before any request.
   const keyProblem = checkApiKey(stored.apiKey);
@@ -132,19 +151,28 @@ function fetchOutcomes(
   for (const [key, outcome] of cached) byKey.set(key, outcome);
   if (jobs.length === 0) return { outcomes: byKey, elsewhere };
 
-  const fetched = fetchOnce(op, cache, jobs, time);
+  // The owner's allowance in this spreadsheet: the owner's key pays.
+  const gate = allowanceGate(cache, stored.apiKey, all, false);
+  const fetched = fetchOnce(op, cache, jobs, time, gate);
   for (const outcome of fetched.outcomes.values()) {
     if (outcome.kind !== 'error') continue;
     // Whole-call failures: every row would say the same, and only the owner can mend them.
     if (outcome.error.code === 'unauthorized') throw new Error(OWNER_KEY_REFUSED);
     if (outcome.error.code === 'allowance') throw new Error(OWNER_ALLOWANCE_USED);
   }
+  const reasons = new Map<string, Held>();
   for (const [key, id] of ids) {
     const outcome = fetched.outcomes.get(id);
+    const stop = fetched.held.get(id);
     if (outcome) byKey.set(key, outcome);
+    else if (stop) reasons.set(key, stop);
     else if (fetched.elsewhere.has(id)) elsewhere.add(key);
   }
-  return { outcomes: byKey, elsewhere };
+  return {
+    outcomes: byKey,
+    elsewhere,
+    held: reasons.size > 0 ? { reasons, limits: gate.limits() } : undefined,
+  };
 }
 
 /**

@@ -16,9 +16,13 @@
 //    what another execution is fetching.
 // A mark lasts until its buyer stops (30 s): a round's answers can take longer than any estimate,
 // and a mark that lapsed while its requests are still out would let another formula buy them again.
-// Without the lock (LockService refused it, or it stayed busy), an execution waits for the inputs
-// others marked and pays for the rest without marking them: never worse than no coordination.
+// Every purchase is claimed against the payer's allowance in the same step, under the same lock
+// (allowance/ledger.ts), and what was not spent is given back after: formulas at the same moment
+// never together pass it. Inputs past the allowance are not bought (`held`). Without the lock
+// (LockService refused it, or it stayed busy), nothing can be claimed, so an execution waits for the
+// inputs others marked and buys nothing else.
 import { type Operation, type Outcome, Pace } from '@enrich/core/universal';
+import type { AllowanceGate, Held } from '../allowance/ledger.js';
 import { cacheAnswers, readCachedOutcomes } from '../answers/document-cache.js';
 import { underDocumentLock } from '../document-lock.js';
 import type { ExecutionTime } from '../execution-time.js';
@@ -40,6 +44,8 @@ export interface PurchaseResult {
   readonly outcomes: ReadonlyMap<string, Outcome>;
   /** Job ids another execution was still buying when this one had to answer. */
   readonly elsewhere: ReadonlySet<string>;
+  /** Job ids not bought because of the allowance (or no lock to claim it under), and why. */
+  readonly held: ReadonlyMap<string, Held>;
 }
 
 /**
@@ -51,29 +57,38 @@ export function fetchOnce(
   cache: Cache | null,
   jobs: readonly Job[],
   time: ExecutionTime,
+  gate: AllowanceGate,
 ): PurchaseResult {
   const outcomes = new Map<string, Outcome>();
   const elsewhere = new Set<string>();
+  const held = new Map<string, Held>();
   /** Inputs another execution is buying. */
   let waiting: Job[] = [];
 
-  /** Step 1: answered, someone else's (waiting), or mine; `marked` when mine carry this execution's marks. */
+  /**
+   * Step 1: answered, someone else's (waiting), or mine, claimed against the allowance (the rest
+   * held); `marked` when mine carry this execution's marks.
+   */
   const claim = (list: readonly Job[]): { mine: Job[]; marked: boolean } => {
-    if (!cache || list.length === 0) return { mine: [...list], marked: false };
+    if (list.length === 0) return { mine: [], marked: false };
+    if (!cache) return { mine: granted([...list]), marked: false };
     const ids = list.map((j) => j.id);
     const sort = (marks: MarkItems, mark: boolean) => {
       for (const [id, outcome] of readCachedOutcomes(cache, ids)) outcomes.set(id, outcome);
       const now = Date.now();
-      const mine: Job[] = [];
+      const free: Job[] = [];
       for (const job of list) {
         if (outcomes.has(job.id)) continue;
         if (marks.live(job.id, now)) waiting.push(job);
-        else {
-          mine.push(job);
-          if (mark) marks.set(job.id, time.stopsAt);
-        }
+        else free.push(job);
       }
-      if (mark && mine.length > 0) marks.write(now);
+      if (!mark) {
+        for (const job of free) held.set(job.id, 'busy');
+        return [];
+      }
+      const mine = granted(free);
+      for (const job of mine) marks.set(job.id, time.stopsAt);
+      if (mine.length > 0) marks.write(now);
       return mine;
     };
     const locked = underDocumentLock(
@@ -85,6 +100,13 @@ export function fetchOnce(
     return locked
       ? { mine: locked.value, marked: true }
       : { mine: sort(readMarks(cache, ids), false), marked: false };
+  };
+
+  /** The jobs the allowance grants, in order; the others are held, with why. */
+  const granted = (jobs: Job[]): Job[] => {
+    const n = gate.claim(jobs.length);
+    for (const job of jobs.slice(n)) held.set(job.id, gate.held() ?? 'busy');
+    return jobs.slice(0, n);
   };
 
   /** Under one lock: a round's answers into the cache, the marks of what is left renewed. */
@@ -101,9 +123,13 @@ export function fetchOnce(
     if (!underDocumentLock(time.lockWaitMs(LOCK_WAIT_MS), save)) cacheAnswers(cache, answers, 0);
   };
 
-  /** Step 2: buys in rounds that fit; after each, saves the answers and renews the marks; then unmarks. */
+  /**
+   * Step 2: buys in rounds that fit; after each, saves the answers and renews the marks; then
+   * unmarks, and gives back to the allowance what it claimed and did not spend.
+   */
   const buy = ({ mine, marked }: { mine: readonly Job[]; marked: boolean }) => {
     if (mine.length === 0) return;
+    let spent: number | undefined;
     try {
       const report = sendAll(op, mine, {
         deadline: time.endBy,
@@ -113,7 +139,10 @@ export function fetchOnce(
         afterRound: (answers, pending) => afterRound(answers, marked ? pending : []),
       });
       for (const [id, outcome] of report.outcomes) outcomes.set(id, outcome);
+      spent = report.spent;
     } finally {
+      // A purchase that failed part-way is not given back: the count runs high, the safe side.
+      if (spent !== undefined) gate.giveBack(mine.length - spent);
       // Without the lock the marks expire, at most with this execution.
       if (cache && marked) {
         underDocumentLock(time.lockWaitMs(LOCK_WAIT_MS), () => {
@@ -151,5 +180,5 @@ export function fetchOnce(
 
   buy(claim(jobs));
   waitForOthers();
-  return { outcomes, elsewhere };
+  return { outcomes, elsewhere, held };
 }

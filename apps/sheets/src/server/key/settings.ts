@@ -38,7 +38,11 @@ export interface PublicSettings {
 }
 
 export function readSettings(props: GoogleAppsScript.Properties.Properties): StoredSettings {
-  const all = props.getProperties();
+  return settingsFrom(props.getProperties());
+}
+
+/** The settings among a user's properties, read once (`getProperties()`). */
+export function settingsFrom(all: Readonly<Record<string, string>>): StoredSettings {
   return {
     apiKey: all[PROP_API_KEY] || null,
     baseUrl: all[PROP_BASE_URL] || DEFAULT_BASE_URL,

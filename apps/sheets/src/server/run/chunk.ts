@@ -10,12 +10,14 @@ import {
   rowStatusText,
   type SpendRow,
 } from '@enrich/core/universal';
+import { runnerGate } from '../allowance/runner.js';
 import { freshSince } from '../answers/freshness.js';
 import { type CellValue, TEXT_FORMAT, toCells } from '../cells/values.js';
 import { underDocumentLock } from '../document-lock.js';
 import { currentScrubber } from '../key/scrub.js';
 import { asCoreSettings, noKeyMessageForSidebar, userSettings } from '../key/settings.js';
-import { STATUS_COLUMN } from '../messages.js';
+import { runHeldText, STATUS_COLUMN } from '../messages.js';
+import { otherService, provenanceNote } from '../provenance/note.js';
 import { runBreakdown } from './breakdown.js';
 import { allowanceLeft, ceilingMessage } from './ceiling.js';
 import { deleteCheckpoint, loadCheckpoint, type RunCounts, saveCheckpoint } from './checkpoint.js';
@@ -55,6 +57,7 @@ function doChunk(runId: string): RunProgress {
   const keyProblem = checkApiKey(stored.apiKey);
   if (keyProblem) throw new Error(keyProblem);
   const settings = asCoreSettings(stored);
+  const gate = runnerGate(stored.apiKey);
 
   const start = checkpoint.next;
   const end = Math.min(total, start + chunkRows(checkpoint.pace));
@@ -74,6 +77,7 @@ function doChunk(runId: string): RunProgress {
       askAgainBefore: checkpoint.askAgainBefore,
       freshSince: freshSince(stored.answerDays),
       allowance: allowanceLeft(checkpoint),
+      gate,
     },
   );
   checkpoint.pace = answers.pace;
@@ -111,10 +115,14 @@ function doChunk(runId: string): RunProgress {
   const counts: RunCounts = { ...checkpoint.counts };
   counts.cached += answers.cached;
   const scrub = currentScrubber();
+  const service = otherService(run.op, settings);
   const out: CellValue[][] = [];
+  // Where each row's answer came from, on its Status cell (provenance/note.ts).
+  const notes: string[][] = [];
   for (let i = start; i < stop; i++) {
     const plan = plans[i];
     let row: LeafValue[];
+    let note = '';
     if (!plan || plan.kind === 'empty') {
       row = blankRow(run.width);
       counts.empty++;
@@ -125,16 +133,21 @@ function doChunk(runId: string): RunProgress {
       const first = firstRow.get(plan.key) as number;
       let kind: RowOutcomeKind;
       if (first < start) {
-        row = copies.get(first) as LeafValue[];
+        const copy = copies.get(first);
+        row = copy?.cells ?? blankRow(run.width);
+        note = copy?.note ?? '';
         kind = kindOfStatus(String(row[0]));
       } else {
         const written = rowForOutcome(run, answers.byKey.get(plan.key) as Outcome);
+        const origin = answers.origins.get(plan.key);
         row = written.cells;
         kind = written.kind;
+        if (origin && isAnswer(kind)) note = provenanceNote(run.op, origin, service);
       }
       count(counts, kind);
     }
     out.push(toCells(row, scrub));
+    notes.push([note]);
   }
 
   if (stop > start) {
@@ -149,6 +162,7 @@ function doChunk(runId: string): RunProgress {
     const range = run.sheet.getRange(run.sel.row + writeFrom, run.targetColumn, values.length, run.width);
     range.setNumberFormat(TEXT_FORMAT);
     range.setValues(values);
+    range.offset(0, 0, values.length, 1).setNotes(start === 0 ? [[''], ...notes] : notes);
   }
   counts.done = stop;
   checkpoint.next = stop;
@@ -157,10 +171,21 @@ function doChunk(runId: string): RunProgress {
   if (!finished) {
     saveCheckpoint(ssId, checkpoint);
     SpreadsheetApp.flush();
+    const held = answers.held;
     const halted = answers.overCeiling
       ? ceilingMessage(checkpoint, run, { from: stop, to: end }, answers.overCeiling.needed)
-      : undefined;
-    return progressOf(checkpoint, run, false, { ...(spend ? { spend: spendInfo(spend) } : {}), halted });
+      : held
+        ? runHeldText(
+            held,
+            held === 'month' ? gate.limits().month : gate.limits().day,
+            run.sel.row + 1 + stop,
+          )
+        : undefined;
+    return progressOf(checkpoint, run, false, {
+      ...(spend ? { spend: spendInfo(spend) } : {}),
+      halted,
+      heldByAllowance: held !== undefined,
+    });
   }
   // Read before the checkpoint goes: should the read fail, resuming does the last chunk again (its
   // answers are cached, so for nothing) and reads it then.
@@ -168,6 +193,11 @@ function doChunk(runId: string): RunProgress {
   deleteCheckpoint(ssId);
   SpreadsheetApp.flush();
   return progressOf(checkpoint, run, true, { breakdown, spend: spendInfo(spend ?? readSpend(ssId)) });
+}
+
+/** A row that shows an answer the service gave (paid for), so it has a provenance. */
+function isAnswer(kind: RowOutcomeKind): boolean {
+  return kind === 'ok' || kind === 'no-match' || kind === 'unreadable';
 }
 
 /** Counts a request row by what it came to. */

@@ -8,7 +8,12 @@ export function progressOf(
   checkpoint: Checkpoint,
   run: ResolvedRun,
   finished = false,
-  more: { readonly breakdown?: RunBreakdown; readonly spend?: SpendInfo; readonly halted?: string } = {},
+  more: {
+    readonly breakdown?: RunBreakdown;
+    readonly spend?: SpendInfo;
+    readonly halted?: string;
+    readonly heldByAllowance?: boolean;
+  } = {},
 ): RunProgress {
   return {
     runId: checkpoint.id,
@@ -24,5 +29,6 @@ export function progressOf(
     breakdown: more.breakdown ?? null,
     spend: more.spend ?? null,
     halted: more.halted ?? null,
+    heldByAllowance: more.heldByAllowance ?? false,
   };
 }

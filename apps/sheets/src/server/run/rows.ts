@@ -41,6 +41,12 @@ export function kindOfStatus(status: string): RowOutcomeKind {
   return 'error';
 }
 
+/** A row written by an earlier chunk, to copy: its cells and its Status cell's provenance note. */
+export interface CopiedRow {
+  readonly cells: LeafValue[];
+  readonly note: string;
+}
+
 /** Results already in the sheet for the first rows of requests that repeat in [start, stop). */
 export function copySources(
   run: ResolvedRun,
@@ -48,7 +54,7 @@ export function copySources(
   firstRow: ReadonlyMap<string, number>,
   start: number,
   stop: number,
-): Map<number, LeafValue[]> {
+): Map<number, CopiedRow> {
   const sources = new Set<number>();
   for (let i = start; i < stop; i++) {
     const plan = plans[i];
@@ -56,13 +62,18 @@ export function copySources(
     const first = firstRow.get(plan.key) as number;
     if (first < start) sources.add(first);
   }
-  const copies = new Map<number, LeafValue[]>();
+  const copies = new Map<number, CopiedRow>();
   if (sources.size === 0) return copies;
   const low = Math.min(...sources);
   const high = Math.max(...sources);
-  const values = run.sheet
-    .getRange(run.sel.row + 1 + low, run.targetColumn, high - low + 1, run.width)
-    .getValues();
-  for (const source of sources) copies.set(source, (values[source - low] ?? []).map(fromCell));
+  const range = run.sheet.getRange(run.sel.row + 1 + low, run.targetColumn, high - low + 1, run.width);
+  const values = range.getValues();
+  const notes = range.offset(0, 0, high - low + 1, 1).getNotes();
+  for (const source of sources) {
+    copies.set(source, {
+      cells: (values[source - low] ?? []).map(fromCell),
+      note: String(notes[source - low]?.[0] ?? ''),
+    });
+  }
   return copies;
 }

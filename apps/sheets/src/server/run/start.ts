@@ -18,6 +18,7 @@ import { planRun } from './plan.js';
 import { progressOf } from './progress.js';
 import { countNonEmpty, resolveCheckpoint, resolveRun, spreadsheetId, targetA1 } from './resolve.js';
 import type { RunProgress, RunRequest } from './types.js';
+import { keepForUndo } from './undo.js';
 
 /**
  * Starts a run (replacing this user's unfinished one in this spreadsheet) and returns its progress.
@@ -40,9 +41,12 @@ export function startRun(request: RunRequest, confirmOverwrite: boolean, planned
   const lastNeeded = run.targetColumn + run.width - 1;
   const maxColumns = run.sheet.getMaxColumns();
   if (lastNeeded > maxColumns) run.sheet.insertColumnsAfter(maxColumns, lastNeeded - maxColumns);
+  const id = Utilities.getUuid();
+  // What the target held, for "Undo the last run" (undo.ts): before anything is written.
+  const undo = keepForUndo(run, id);
   const checkpoint: Checkpoint = {
     v: 1,
-    id: Utilities.getUuid(),
+    id,
     operation: run.op.id,
     sheetId: run.sel.sheetId,
     row: run.sel.row,
@@ -59,7 +63,7 @@ export function startRun(request: RunRequest, confirmOverwrite: boolean, planned
     next: 0,
     counts: emptyCounts(),
   };
-  saveCheckpoint(spreadsheetId(), checkpoint);
+  saveCheckpoint(spreadsheetId(), checkpoint, undo);
   return progressOf(checkpoint, run);
 }
 

@@ -1,6 +1,7 @@
 // What the sidebar and the server exchange about a bulk run: plain data that crosses
 // google.script.run (no Date, no undefined in arrays).
 import type { Breakdown, OperationId } from '@enrich/core/universal';
+import type { AllowanceInfo } from '../allowance/runner.js';
 import type { RunCounts } from './checkpoint.js';
 import type { SpendInfo } from './spend.js';
 
@@ -29,6 +30,10 @@ export interface RunRequest {
 }
 
 export interface RunPlan {
+  /** The runner's allowance in this spreadsheet: what is left of it now. */
+  readonly allowance: AllowanceInfo;
+  /** The sheet row where the run would stop at the allowance; null when it fits. */
+  readonly stopsAtRow: number | null;
   readonly operation: OperationId;
   readonly rows: number;
   readonly empty: number;
@@ -68,6 +73,8 @@ export interface RunProgress {
    * since Check: the next rows need more than Check showed); null while it may go on.
    */
   readonly halted: string | null;
+  /** The run stopped at the allowance: resuming goes on once there is room (raised, or a new day). */
+  readonly heldByAllowance: boolean;
 }
 
 /** A run's breakdown as the sidebar shows it (breakdown.ts counts it). */
