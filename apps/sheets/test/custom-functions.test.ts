@@ -144,7 +144,7 @@ describe('column ranges, as a formula over cells', () => {
       ['', ''],
       ['invalid: Phone must be 10 digits; got 7', ''],
       ['no match', ''],
-      ['invalid: Phone must be numeric only (10 digits); got "callme"', ''],
+      ['invalid: Phone must be numeric only (10 digits); got "call me"', ''],
     ]);
     expect(rt.http.map((h) => JSON.parse(h.body).Phone)).toEqual(['5550102030', '5550000204']);
     // 204 is paid (docs/api.md, "What costs money"), so it is cached like any answer: recalculating sends nothing.
