@@ -110,7 +110,8 @@ describe('enrich-mcp over stdio, driven by the MCP SDK client', () => {
         additionalProperties: false,
       });
       // The schema accepts what core normalises: a model's formatted phone is not "wrong".
-      const phonePattern = new RegExp(String(phoneLookup?.inputSchema.properties?.Phone?.pattern));
+      const phoneField = phoneLookup?.inputSchema.properties?.Phone as { pattern?: string } | undefined;
+      const phonePattern = new RegExp(String(phoneField?.pattern));
       for (const typed of ['(555) 010-2030', '+1 555 010 2030', '5550102030'])
         expect(phonePattern.test(typed)).toBe(true);
       expect(phonePattern.test('555-CALL-NOW')).toBe(false);
