@@ -6,6 +6,8 @@ export default defineConfig({
   resolve: { alias: { vscode: fileURLToPath(new URL('./test/vscode-stub.ts', import.meta.url)) } },
   test: {
     include: ['test/unit/**/*.test.ts'],
+    // Every test file's own cache folder, data folder and spend ledger, never the user's.
+    setupFiles: ['@enrich/bulk/test-folders'],
     testTimeout: 30_000,
   },
 });

@@ -6,6 +6,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { testFolders } from '@enrich/bulk/test-folders';
 import { describe, expect, it } from 'vitest';
 import { sleep } from './helpers.js';
 
@@ -37,6 +38,9 @@ describe("the README's local start", () => {
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
         HOME: process.env.HOME ?? '/tmp',
+        // The instances' data folder (the suppression list, caches.jsonl) is the test file's, not the
+        // user's; the script gives each instance its own cache folder and ledger.
+        ...testFolders(),
         FUNCTIONS_PORTS: ports.join(' '),
       },
       stdio: ['ignore', 'pipe', 'pipe'],

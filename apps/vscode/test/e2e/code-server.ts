@@ -14,6 +14,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { withDefaultFolders } from '@enrich/bulk/test-folders';
 import { type BrowserContext, chromium, type FrameLocator, type Locator, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 
@@ -73,9 +74,11 @@ export async function startCodeServer(
     mkdirSync(dir, { recursive: true });
   }
   writeFileSync(join(userDataDir, 'User', 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
-  // code-server reads and writes a config file and data under HOME unless told otherwise.
+  // code-server reads and writes a config file and data under HOME unless told otherwise. So does
+  // the extension host it starts: the user's data and cache folders are these XDG_* ones (not the
+  // test process's ENRICH_DATA_DIR and ENRICH_CACHE_DIR), which forget.e2e.test.ts scans.
   const env = {
-    ...process.env,
+    ...withDefaultFolders(process.env),
     XDG_CONFIG_HOME: join(root, 'config'),
     XDG_DATA_HOME: join(root, 'data'),
     XDG_CACHE_HOME: join(root, 'cache'),

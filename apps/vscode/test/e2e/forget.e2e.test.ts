@@ -6,6 +6,7 @@
 // History lives in VS Code's globalState, which code-server keeps in the browser's IndexedDB; its
 // LevelDB log still holds the bytes of the entry removed until LevelDB compacts it (seen: the
 // person's phone in 000003.log), as Chromium's own History holds the result tab's title.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type SandboxServer, startSandboxServer } from '@enrich/sandbox';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -92,6 +93,8 @@ describe('Forget a Person in code-server', () => {
       join(server.root, 'data', 'enrich'),
       join(server.root, 'cache', 'enrich'),
     ];
+    // The extension's data folder is the one scanned (code-server.ts), not one of the test process's.
+    expect(existsSync(join(server.root, 'data', 'enrich', 'suppression.json'))).toBe(true);
     expect(byteScan(kept, PERSON)).toEqual([]);
   });
 });

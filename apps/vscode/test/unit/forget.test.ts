@@ -24,6 +24,11 @@ const lookup = getOperation('phone-lookup');
 let harness: Harness;
 let dataDir: string;
 let cacheDir: string;
+// The test file's own folders (test-folders.ts, the setup file), put back after each test.
+const fileFolders = {
+  ENRICH_DATA_DIR: process.env.ENRICH_DATA_DIR,
+  ENRICH_CACHE_DIR: process.env.ENRICH_CACHE_DIR,
+};
 
 beforeEach(() => {
   dataDir = tempDir('enrich-vscode-data-');
@@ -33,8 +38,10 @@ beforeEach(() => {
 });
 afterEach(async () => {
   await closeHarnesses();
-  delete process.env.ENRICH_DATA_DIR;
-  delete process.env.ENRICH_CACHE_DIR;
+  for (const [name, value] of Object.entries(fileFolders)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
 });
 
 const run = (id: string, ...args: unknown[]) => commands.executeCommand<unknown>(id, ...args);

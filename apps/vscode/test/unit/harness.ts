@@ -48,9 +48,7 @@ export async function activateWithSandbox(
 ): Promise<Harness> {
   resetStub();
   // The user's data and cache folders (the suppression list, the registry of answer caches, the
-  // MCP server's cache): a test's own, never the user's; a test that sets them keeps its own.
-  process.env.ENRICH_DATA_DIR ??= tempDir('enrich-vscode-data-');
-  process.env.ENRICH_CACHE_DIR ??= tempDir('enrich-vscode-cache-');
+  // MCP server's cache) are the test file's own: vitest.config.mts's setup file, test-folders.ts.
   const server = await startSandboxServer({ ...options.sandbox, keys: options.keys ?? [TEST_KEY] });
   await setSetting('enrich.baseUrl', server.url);
   await setSetting('enrich.baseUrlV3', server.url);
