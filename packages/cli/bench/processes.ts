@@ -96,7 +96,10 @@ export function enrich(
     ENRICH_API_KEY: DEMO_KEY,
     ENRICH_BASE_URL: sandbox.url,
     ENRICH_BASE_URL_V3: sandbox.url,
-    // The runs' spend goes to a ledger of the bench's own, not the user's.
+    // The runs' spend goes to a ledger of the bench's own, not the user's; their pace.json and data
+    // folder to a home of the bench's own, so that no figure depends on a pace an earlier run left
+    // in the user's ~/.cache/enrich (a run may give a home of its own: options.env).
+    HOME: dir,
     ENRICH_LEDGER: join(dir, 'ledger.jsonl'),
     ...options.env,
   };

@@ -88,6 +88,8 @@ async function cliRun(url: string, rows: readonly string[]): Promise<number> {
     ENRICH_BASE_URL_V3: url,
     ENRICH_CACHE_DIR: run,
     ENRICH_LEDGER: join(run, 'ledger.jsonl'),
+    // The registry of caches and the suppression list: the bench's, not the user's data folder.
+    ENRICH_DATA_DIR: run,
   };
   const started = performance.now();
   const { proc } = child(
@@ -110,6 +112,8 @@ async function startServer(url: string, args: readonly string[] = []) {
     ENRICH_FUNCTIONS_TOKEN: TOKEN,
     ENRICH_CACHE_DIR: run,
     ENRICH_LEDGER: join(run, 'ledger.jsonl'),
+    // The registry of caches and the suppression list: the bench's, not the user's data folder.
+    ENRICH_DATA_DIR: run,
   };
   const server = child(process.execPath, [SERVER, '--port', '0', '--host', '127.0.0.1', ...args], env);
   for (;;) {
