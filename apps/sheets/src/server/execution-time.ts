@@ -26,6 +26,8 @@ export interface ExecutionTime {
   /** Whether a round started at `at` would end in time. */
   roundFits(at?: number): boolean;
   roundTook(ms: number): void;
+  /** The longest round timed so far (0 before any). */
+  longestRoundMs(): number;
   /** How long a lock may be waited for now: at most `max`, never into the margin. */
   lockWaitMs(max: number): number;
 }
@@ -50,6 +52,7 @@ export function executionTime(started: number, limitMs: number, marginMs: number
       timed++;
       longest = Math.max(longest, ms);
     },
+    longestRoundMs: () => longest,
     lockWaitMs: (max) => Math.max(0, Math.min(max, endBy - Date.now())),
   };
 }

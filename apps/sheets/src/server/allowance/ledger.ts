@@ -16,6 +16,8 @@ import { underDocumentLock } from '../document-lock.js';
 import { type Limits, limitsOf } from './setting.js';
 
 const COPIES = ['allowance:0', 'allowance:1', 'allowance:2'];
+/** The cache items a claim reads: a caller that holds the lock reads them with its own (claimFrom). */
+export const LEDGER_KEYS: readonly string[] = COPIES;
 const PROPERTY = 'enrich.allowance.spent';
 const TTL_SECONDS = 21_600;
 
@@ -72,8 +74,9 @@ function parse(text: string | null | undefined): Ledger | null {
 function readLedger(
   cache: GoogleAppsScript.Cache.Cache | null,
   withProperty = false,
+  read?: Readonly<Record<string, string>>,
 ): { ledger: Ledger; stale: boolean } {
-  const copies = cache ? cache.getAll(COPIES) : {};
+  const copies = read ?? (cache ? cache.getAll(COPIES) : {});
   const found = COPIES.map((key) => parse(copies[key]));
   const anyCopy = found.some((ledger) => ledger !== null);
   const stored =
@@ -96,23 +99,23 @@ function spentIn(ledger: Ledger, payer: string, now = Date.now()): Spent {
   };
 }
 
-function writeLedger(cache: GoogleAppsScript.Cache.Cache | null, ledger: Ledger, persist: boolean): void {
-  const text = JSON.stringify({ ...ledger, doc: ledger.doc ?? activeSpreadsheetId() });
-  if (cache) cache.putAll(Object.fromEntries(COPIES.map((key) => [key, text])), TTL_SECONDS);
+/** The copies to put for `ledger`; the property is written here when `persist`. */
+function ledgerItems(ledger: Ledger, persist: boolean, doc?: string): Record<string, string> {
+  const text = JSON.stringify({ ...ledger, doc: ledger.doc ?? doc ?? activeSpreadsheetId() });
   if (persist) PropertiesService.getDocumentProperties().setProperty(PROPERTY, text);
+  return Object.fromEntries(COPIES.map((key) => [key, text]));
 }
 
-/** Adds `delta` (negative: given back) to `payer`'s count and writes every copy. Under the document lock. */
-function add(
-  cache: GoogleAppsScript.Cache.Cache | null,
-  ledger: Ledger,
-  payer: string,
-  delta: number,
-  persist: boolean,
-) {
+function writeLedger(cache: GoogleAppsScript.Cache.Cache | null, ledger: Ledger, persist: boolean): void {
+  const items = ledgerItems(ledger, persist);
+  if (cache) cache.putAll(items, TTL_SECONDS);
+}
+
+/** `ledger` with `delta` (negative: given back) added to `payer`'s count today and this month. */
+function added(ledger: Ledger, payer: string, delta: number): Ledger {
   const { day, month } = periods();
   const spent = spentIn(ledger, payer);
-  const next: Ledger = {
+  return {
     ...ledger,
     seq: ledger.seq + 1,
     payers: {
@@ -120,7 +123,6 @@ function add(
       [payer]: [day, Math.max(0, spent.today + delta), month, Math.max(0, spent.thisMonth + delta)],
     },
   };
-  writeLedger(cache, next, persist);
 }
 
 /** What `payer` has spent in this spreadsheet today and this month (read without the lock). */
@@ -139,6 +141,14 @@ export function leftOf(spent: Spent, limits: Limits): { left: number; by: 'day' 
 export interface AllowanceGate {
   /** Grants up to `n` transactions (fewer when the allowance or the lock says so) and counts them. */
   claim(n: number): number;
+  /**
+   * The same claim by a caller that holds the document lock and read `LEDGER_KEYS` (with its other
+   * items, in one call): the copies to put back (with its own items, TTL 6 hours) are returned.
+   */
+  claimFrom(
+    read: Readonly<Record<string, string>>,
+    n: number,
+  ): { granted: number; put: Record<string, string> };
   /** Gives back `n` transactions claimed and not spent. */
   giveBack(n: number): void;
   /** Why the last claim granted less than asked, if it did. */
@@ -158,27 +168,36 @@ export function allowanceGate(
   persist: boolean,
 ): AllowanceGate {
   let held: Held | null = null;
-  let who: { payer: string; limits: Limits } | undefined;
+  let who: { doc: string; payer: string; limits: Limits } | undefined;
+  // Asked once, best before the lock (`limits()`): without a ledger that names the spreadsheet, it
+  // is a slow Spreadsheet call.
   const payerIn = (ledger: Ledger) => {
     if (!who) {
       const doc = ledger.doc ?? activeSpreadsheetId();
-      who = { payer: payerOf(doc, apiKey), limits: limitsOf(props, doc) };
+      who = { doc, payer: payerOf(doc, apiKey), limits: limitsOf(props, doc) };
     }
     return who;
+  };
+  /** The claim itself, under the lock, from the copies as read: a pure read-check-write of the count. */
+  const claimFrom = (read: Readonly<Record<string, string>> | undefined, n: number) => {
+    const { ledger } = readLedger(cache, false, read);
+    const { doc, payer, limits } = payerIn(ledger);
+    const { left, by } = leftOf(spentIn(ledger, payer), limits);
+    const granted = Math.max(0, Math.min(n, left));
+    held = granted < n ? by : null;
+    const put = granted > 0 ? ledgerItems(added(ledger, payer, granted), persist, doc) : {};
+    return { granted, put };
   };
   return {
     limits: () => payerIn(readLedger(cache).ledger).limits,
     held: () => held,
+    claimFrom,
     claim(n) {
       if (n <= 0) return 0;
       // Held already (a sidebar chunk): claimed at once under it; else waited for briefly.
       const done = underDocumentLock(5_000, () => {
-        const { ledger } = readLedger(cache);
-        const { payer, limits } = payerIn(ledger);
-        const { left, by } = leftOf(spentIn(ledger, payer), limits);
-        const granted = Math.min(n, left);
-        if (granted > 0) add(cache, ledger, payer, granted, persist);
-        held = granted < n ? by : null;
+        const { granted, put } = claimFrom(undefined, n);
+        if (cache && granted > 0) cache.putAll(put, TTL_SECONDS);
         return granted;
       });
       if (!done) held = 'busy';
@@ -189,7 +208,9 @@ export function allowanceGate(
       // Not given back without the lock: the count then runs high, which is the safe side.
       underDocumentLock(5_000, () => {
         const { ledger } = readLedger(cache);
-        add(cache, ledger, payerIn(ledger).payer, -n, persist);
+        const { doc, payer } = payerIn(ledger);
+        const items = ledgerItems(added(ledger, payer, -n), persist, doc);
+        if (cache) cache.putAll(items, TTL_SECONDS);
       });
     },
   };

@@ -126,25 +126,59 @@ export function cacheAnswers(
   const paid = entries.filter(([, outcome]) => isPaid(outcome));
   if (!cache || paid.length === 0) return;
   const save = () => {
-    const keys = [...new Set(paid.map(([id]) => bucketOf(id)))];
-    const buckets = readBuckets(cache, keys);
-    const now = Date.now();
-    const values: Record<string, string> = {};
-    // What the service sent is kept, and a service could echo the key: never into the cache.
-    const scrub = currentScrubber();
-    for (const [id, outcome, how] of paid) {
-      const key = bucketOf(id);
-      const bucket = buckets.get(key) ?? {};
-      bucket[id] = [now, scrubDeep(forKeeping(outcome), scrub), how?.kept ? 1 : 0, how?.paidAt ?? now];
-      buckets.set(key, bucket);
-    }
-    // A paid answer not in the hidden sheet yet: tells the simple triggers there is something to keep.
-    if (paid.some(([, , how]) => !how?.kept)) values[UNKEPT_HINT] = String(now);
-    for (const key of keys) values[key] = serialise(buckets.get(key) ?? {}, now);
-    cache.putAll(values, CACHE_TTL_SECONDS);
+    const read = cache.getAll(answerKeys(paid.map(([id]) => id)));
+    cache.putAll(answerItems(read, paid), CACHE_TTL_SECONDS);
   };
   // A sidebar chunk already holds the document lock: it saves under it and keeps it.
   if (!underDocumentLock(lockWaitMs, save)) save();
+}
+
+/** The cache keys of the buckets holding `ids`' answers, to read with other items in one call. */
+export function answerKeys(ids: readonly string[]): string[] {
+  return [...new Set(ids.map(bucketOf))];
+}
+
+/** The cached outcomes among `ids`, from the buckets as read (`read`, with answerKeys). */
+export function outcomesFrom(
+  read: Readonly<Record<string, string>>,
+  ids: readonly string[],
+): Map<string, Outcome> {
+  const found = new Map<string, Outcome>();
+  const buckets = bucketsFrom(read, answerKeys(ids));
+  const oldest = Date.now() - CACHE_TTL_SECONDS * 1000;
+  for (const id of ids) {
+    const answer = liveAnswer(buckets.get(bucketOf(id))?.[id], oldest, 0);
+    if (answer) found.set(id, answer.outcome);
+  }
+  return found;
+}
+
+/**
+ * The bucket items to put (TTL 6 hours) for the paid outcomes among `entries`, merged into the
+ * buckets as read (`read`, with answerKeys) under the document lock; nothing when none is paid.
+ */
+export function answerItems(
+  read: Readonly<Record<string, string>>,
+  entries: readonly (readonly [string, Outcome, AnswerToCache?])[],
+): Record<string, string> {
+  const paid = entries.filter(([, outcome]) => isPaid(outcome));
+  const values: Record<string, string> = {};
+  if (paid.length === 0) return values;
+  const keys = answerKeys(paid.map(([id]) => id));
+  const buckets = bucketsFrom(read, keys);
+  const now = Date.now();
+  // What the service sent is kept, and a service could echo the key: never into the cache.
+  const scrub = currentScrubber();
+  for (const [id, outcome, how] of paid) {
+    const key = bucketOf(id);
+    const bucket = buckets.get(key) ?? {};
+    bucket[id] = [now, scrubDeep(forKeeping(outcome), scrub), how?.kept ? 1 : 0, how?.paidAt ?? now];
+    buckets.set(key, bucket);
+  }
+  // A paid answer not in the hidden sheet yet: tells the simple triggers there is something to keep.
+  if (paid.some(([, , how]) => !how?.kept)) values[UNKEPT_HINT] = String(now);
+  for (const key of keys) values[key] = serialise(buckets.get(key) ?? {}, now);
+  return values;
 }
 
 /** Marks cached answers as kept in the hidden sheet, under the document lock the caller holds. */
@@ -167,7 +201,13 @@ export function markKept(cache: GoogleAppsScript.Cache.Cache, ids: readonly stri
 
 function readBuckets(cache: GoogleAppsScript.Cache.Cache, keys: readonly string[]): Map<string, Bucket> {
   const unique = [...new Set(keys)];
-  const texts = cache.getAll(unique);
+  return bucketsFrom(cache.getAll(unique), unique);
+}
+
+function bucketsFrom(
+  texts: Readonly<Record<string, string>>,
+  unique: readonly string[],
+): Map<string, Bucket> {
   const buckets = new Map<string, Bucket>();
   for (const key of unique) {
     const text = texts[key];

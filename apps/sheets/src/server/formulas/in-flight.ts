@@ -23,12 +23,31 @@ export interface MarkItems {
   remove(id: string): void;
   /** Writes the items back without expired marks; an empty item is removed. Under the document lock. */
   write(now: number): void;
+  /**
+   * The items without expired marks, to put (with the caller's other items, in one call) by a caller
+   * that holds the document lock; an empty item is put empty. Their until times, not the items'
+   * expiry, say whether a mark is live.
+   */
+  items(now: number): Record<string, string>;
+}
+
+/** The cache keys of the mark items covering `ids`, to read with other items in one call. */
+export function markKeys(ids: readonly string[]): string[] {
+  return [...new Set(ids.map(markKey))];
 }
 
 /** Reads the mark items covering `ids` (an absent or unreadable item is empty). */
 export function readMarks(cache: Cache, ids: readonly string[]): MarkItems {
-  const keys = [...new Set(ids.map(markKey))];
-  const texts = cache.getAll(keys);
+  return marksFrom(cache, cache.getAll(markKeys(ids)), ids);
+}
+
+/** The mark items covering `ids`, from `texts` as read (by readMarks, or with other items). */
+export function marksFrom(
+  cache: Cache,
+  texts: Readonly<Record<string, string>>,
+  ids: readonly string[],
+): MarkItems {
+  const keys = markKeys(ids);
   const items = new Map<string, Marks>();
   for (const key of keys) {
     let marks: Marks = {};
@@ -41,6 +60,13 @@ export function readMarks(cache: Cache, ids: readonly string[]): MarkItems {
     items.set(key, marks);
   }
   const item = (id: string) => items.get(markKey(id)) as Marks;
+  const liveItems = (now: number) => {
+    const out: Record<string, string> = {};
+    for (const [key, marks] of items) {
+      out[key] = JSON.stringify(Object.fromEntries(Object.entries(marks).filter(([, until]) => until > now)));
+    }
+    return out;
+  };
   return {
     live: (id, now) => (item(id)[id] ?? 0) > now,
     set(id, until) {
@@ -52,14 +78,14 @@ export function readMarks(cache: Cache, ids: readonly string[]): MarkItems {
     write(now) {
       const put: Record<string, string> = {};
       const empty: string[] = [];
-      for (const [key, marks] of items) {
-        const live = Object.fromEntries(Object.entries(marks).filter(([, until]) => until > now));
-        if (Object.keys(live).length === 0) empty.push(key);
-        else put[key] = JSON.stringify(live);
+      for (const [key, text] of Object.entries(liveItems(now))) {
+        if (text === '{}') empty.push(key);
+        else put[key] = text;
       }
       if (Object.keys(put).length > 0) cache.putAll(put, MARK_SECONDS);
       if (empty.length > 0) cache.removeAll(empty);
     },
+    items: (now) => liveItems(now),
   };
 }
 
