@@ -231,17 +231,16 @@ export class Pace {
   }
 
   /**
-   * Whether the user's maximum rate is what holds the pace: requests go out at (nearly) that rate,
-   * nothing the service said has brought the rate under it, and the pace was only starting or
-   * growing. Then that is the reason to show ("held at the maximum rate you set"), not "starting
-   * small" (issue 40).
+   * Whether the user's maximum rate is what holds the pace: requests go out at (nearly) that rate
+   * and no 429 has brought the rate under it. Then that is the reason to show ("held at the maximum
+   * rate you set"), not "starting small" (issue 40), nor a latency that grew: while the sends keep
+   * up with the maximum, the service is not what holds them back.
    */
   private isCapped(now: number): boolean {
-    const { rate, change } = this.state;
+    const { rate } = this.state;
     if (this.fixed !== undefined || this.maxRate === undefined) return false;
     if (rate !== undefined && rate < this.maxRate) return false;
-    if (this.sendRate(now) < 0.8 * this.maxRate) return false;
-    return change === 'start' || change === 'remembered' || change === 'faster';
+    return this.sendRate(now) >= 0.8 * this.maxRate;
   }
 
   /**
