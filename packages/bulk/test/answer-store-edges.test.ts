@@ -172,6 +172,12 @@ describe('a sync that fails', () => {
         reason: 'the disk is full (ENOSPC)',
       });
       expect(store.unsavedCount).toBe(0);
+      // Asked again: nothing left to save, and it says so (still naming what failed).
+      expect(store.saveUnsaved()).toEqual({
+        count: 0,
+        where: 'journal',
+        reason: 'the disk is full (ENOSPC)',
+      });
     } finally {
       store.close();
     }
