@@ -237,9 +237,11 @@ export function fetchOnce(
  */
 function claimLock<T>(cache: Cache, time: ExecutionTime, work: () => T): { readonly value: T } | undefined {
   for (;;) {
-    const wait = Math.max(0, time.endBy - Date.now() - time.expectedRoundMs());
+    const asked = Date.now();
+    const wait = Math.max(0, time.endBy - asked - time.expectedRoundMs());
     const done = underDocumentLock(Math.min(wait, CLAIM_SLICE_MS), work);
-    if (done || wait <= CLAIM_SLICE_MS) return done;
+    // Refused at once (LockService said no without waiting): asking again would not help.
+    if (done || wait <= CLAIM_SLICE_MS || Date.now() - asked < CLAIM_SLICE_MS) return done;
     if (time.longestRoundMs() === 0) {
       const lately = roundLately(cache.get(ROUND_KEY) ?? undefined);
       if (lately > 0) time.roundTook(lately);
