@@ -302,6 +302,17 @@ describe('when it stops sending', () => {
     expect(s.started).toBe(2);
   });
 
+  it('keeps the first reason it stopped for: a Ctrl-C after broken input does not replace it', async () => {
+    const s = sender();
+    s.halt('the input file breaks off at line 7', 'input');
+    s.cancel();
+    expect(s.stopReason).toBe('input');
+    expect(await s.send(input(1))).toEqual({
+      sent: false,
+      reason: 'not sent: the input file breaks off at line 7',
+    });
+  });
+
   it('halt() for broken input: what is waiting is not sent', async () => {
     const s = sender();
     s.halt('the input file breaks off at line 7', 'input');
