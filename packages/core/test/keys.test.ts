@@ -89,7 +89,9 @@ describe('createScrubber', () => {
     const sixteen = createScrubber(['abcd-efgh-ijkl-mnop']);
     expect(sixteen('cell ABCDEFGHIJKLMNOP end')).toBe('cell [key hidden] end');
     // Fifteen would match ordinary text: only the exact forms then.
-    expect(createScrubber(['abcd-efgh-ijkl-mno'])('cell ABCDEFGHIJKLMNO end')).toBe('cell ABCDEFGHIJKLMNO end');
+    expect(createScrubber(['abcd-efgh-ijkl-mno'])('cell ABCDEFGHIJKLMNO end')).toBe(
+      'cell ABCDEFGHIJKLMNO end',
+    );
   });
 
   it('takes a key holding a lone surrogate (it cannot be URL-encoded) and leaves other text alone', () => {

@@ -2,7 +2,14 @@
 // that the service refuses, a message that does not say which field, a rule that holds when it
 // should break.
 import { describe, expect, it } from 'vitest';
-import { checkRule, inputText, MAX_RAW_INPUT_CHARS, ruleFields, validate, validateField } from '../src/index.js';
+import {
+  checkRule,
+  inputText,
+  MAX_RAW_INPUT_CHARS,
+  ruleFields,
+  validate,
+  validateField,
+} from '../src/index.js';
 import { op } from './api.js';
 
 const given =
