@@ -37,7 +37,7 @@ import {
   readCachedOutcomes,
 } from '../answers/document-cache.js';
 import { underDocumentLock } from '../document-lock.js';
-import type { ExecutionTime } from '../execution-time.js';
+import { type ExecutionTime, UNTIMED_ROUND_MS } from '../execution-time.js';
 import { type Job, MAX_PARALLEL, sendAll } from '../send.js';
 import { markKeys, marksFrom, readMarks } from './in-flight.js';
 
@@ -114,7 +114,7 @@ export function fetchOnce(
     };
     const first = cache.getAll([...keysOf(list), ROUND_KEY]);
     const lately = roundLately(first[ROUND_KEY]);
-    if (lately > 0) time.roundTook(lately);
+    if (quicker(lately)) time.roundTook(lately);
     const { free } = sort(list, first);
     if (free.length === 0) return { mine: [], marked: false };
     const locked = claimLock(cache, time, () => {
@@ -125,7 +125,11 @@ export function fetchOnce(
       const mine = sorted.free.slice(0, n);
       for (const job of sorted.free.slice(n)) held.set(job.id, gate.held() ?? 'busy');
       for (const job of mine) sorted.marks.set(job.id, time.stopsAt);
-      if (mine.length > 0) cache.putAll({ ...sorted.marks.items(sorted.now), ...put }, CACHE_TTL_SECONDS);
+      if (mine.length > 0) {
+        const marks = splitMarks(sorted.marks.items(sorted.now), read);
+        cache.putAll({ ...marks.put, ...put }, CACHE_TTL_SECONDS);
+        if (marks.remove.length > 0) cache.removeAll(marks.remove);
+      }
       return mine;
     });
     // No lock: nothing can be claimed (a mark written without it could erase another execution's).
@@ -160,10 +164,12 @@ export function fetchOnce(
       for (const id of pending) marks.set(id, time.stopsAt);
       for (const id of done) marks.remove(id);
       const now = Date.now();
-      const put = { ...answerItems(read, answers), ...marks.items(now) };
+      const split = splitMarks(marks.items(now), read);
+      const put = { ...answerItems(read, answers), ...split.put };
       const longest = Math.max(time.longestRoundMs(), roundLately(read[ROUND_KEY], now));
       if (longest > 0) put[ROUND_KEY] = JSON.stringify([longest, now]);
       if (Object.keys(put).length > 0) cache.putAll(put, CACHE_TTL_SECONDS);
+      if (split.remove.length > 0) cache.removeAll(split.remove);
       for (const id of done) marked.delete(id);
     };
     // Without the lock the answers are saved all the same, at once, without it.
@@ -244,9 +250,28 @@ function claimLock<T>(cache: Cache, time: ExecutionTime, work: () => T): { reado
     if (done || wait <= CLAIM_SLICE_MS || Date.now() - asked < CLAIM_SLICE_MS) return done;
     if (time.longestRoundMs() === 0) {
       const lately = roundLately(cache.get(ROUND_KEY) ?? undefined);
-      if (lately > 0) time.roundTook(lately);
+      if (quicker(lately)) time.roundTook(lately);
     }
   }
+}
+
+/**
+ * Whether others' round time makes a shorter estimate than an untimed round's: only then is it taken
+ * (a longer one would stop a formula from trying a round that may well fit, as it did before).
+ */
+function quicker(lately: number): boolean {
+  return lately > 0 && 2 * lately < UNTIMED_ROUND_MS;
+}
+
+/** The mark items to put, and the emptied ones to remove (an empty item not read stays absent). */
+function splitMarks(items: Record<string, string>, read: Readonly<Record<string, string>>) {
+  const put: Record<string, string> = {};
+  const remove: string[] = [];
+  for (const [key, text] of Object.entries(items)) {
+    if (text !== '{}') put[key] = text;
+    else if (read[key] !== undefined) remove.push(key);
+  }
+  return { put, remove };
 }
 
 /** The round time the formulas running lately put (ROUND_KEY), or 0 when none is recent or readable. */
