@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a fresh machine that has only Node 20 and npm:
 #   bash scripts/setup.sh          pnpm at the pinned version, the workspace's packages, the built CLI
-#   bash scripts/setup.sh --test   also what the tests drive: Debian's Chromium and code-server
+#   bash scripts/setup.sh --test   also what the tests drive: Debian's Chromium and PostgreSQL, and code-server
 # Safe to run again: each install is skipped when already done; the CLI is built afresh (2 s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
