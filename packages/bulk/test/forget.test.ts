@@ -141,7 +141,7 @@ describe('forget: every local store', () => {
 
     // The suppression list: hashes only; it refuses the person in any spelling, from the day it was made.
     const list = readFileSync(join(t.dataDir, 'suppression.json'), 'utf8');
-    expect(list).not.toMatch(/555|jane|doe|example/i);
+    expect(list).not.toMatch(/5550102030|010-2030|jane|doe|example/i); // hex may hold a bare 555 by chance
     const check = loadSuppression(t.dataDir);
     expect(check.refusal(getOperation('tcpa-verify'), { phone: PERSON.phone, last_name: 'X' })).toMatch(
       /^forgotten at the person's request on \d{4}-\d{2}-\d{2}; nothing was sent$/,

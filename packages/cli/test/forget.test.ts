@@ -88,7 +88,7 @@ describe('enrich held, then enrich forget', () => {
     expect(forgot.stdout).toMatch(new RegExp(`journal ${caches.mcp} +1 answer removed`));
     expect(byteScan(stores(u), PERSON)).toEqual([]);
     const list = readFileSync(join(u.env.ENRICH_DATA_DIR, 'suppression.json'), 'utf8');
-    expect(list).not.toMatch(/555|jane|example/i);
+    expect(list).not.toMatch(/5550102030|010-2030|jane|example/i); // hex may hold a bare 555 by chance
     // The other leads' answers are kept: 12 lines.
     expect(readFileSync(caches.runCache, 'utf8').trim().split('\n')).toHaveLength(12);
 
