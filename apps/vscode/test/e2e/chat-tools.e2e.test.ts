@@ -13,16 +13,14 @@ import { type SandboxServer, startSandboxServer } from '@enrich/sandbox';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
-  answerInput,
   type CodeServer,
   closeAll,
   dialog,
-  notification,
   openWorkbench,
-  quickInput,
   runCommand,
   screenshot,
   screenshotIfFailed,
+  setApiKey,
   startCodeServer,
 } from './code-server';
 
@@ -137,10 +135,7 @@ async function callTool(tool: string, input: Record<string, unknown>, confirmTit
 describe('the chat tools in code-server', () => {
   // Set-up, not a test: the key, set through Enrichment: Set API Key as a user would.
   beforeAll(async () => {
-    await runCommand(page, 'Enrichment: Set API Key');
-    await quickInput(page).filter({ hasText: 'Set API Key' }).waitFor({ state: 'visible' });
-    await answerInput(page, 'Set API Key', KEY);
-    await notification(page, 'API key saved').last().waitFor();
+    await setApiKey(page, KEY);
   });
 
   it('lists the nine tools in vscode.lm.tools; invokeTool shows the cost, input and service, then spends 1 transaction', async () => {
