@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AbortSet } from '../src/abort-set.js';
+import { AbortSet } from '../src/sending/abort-set.js';
 
 describe('AbortSet', () => {
   it('calls every waiter still listed once on abort, and none that was forgotten', () => {

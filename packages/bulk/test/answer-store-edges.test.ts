@@ -13,7 +13,7 @@ import {
 import { join } from 'node:path';
 import type { Outcome } from '@enrich/core';
 import { describe, expect, it } from 'vitest';
-import { AnswerStore, type AnswerStoreOptions } from '../src/answer-store.js';
+import { AnswerStore, type AnswerStoreOptions } from '../src/store/answer-store.js';
 import { tempDir } from './fixtures.js';
 
 const noMatch: Outcome = { kind: 'no-match', status: 204 };

@@ -6,9 +6,9 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BulkError } from '../src/bulk-error.js';
-import { layoutOf } from '../src/csv-layout.js';
-import { runBulk } from '../src/run-bulk.js';
+import { layoutOf } from '../src/formats/csv-layout.js';
+import { BulkError } from '../src/run/bulk-error.js';
+import { runBulk } from '../src/run/run-bulk.js';
 import { useSandbox } from './fixtures.js';
 import { phone, sandboxRun } from './sandbox-run.js';
 

@@ -2,7 +2,7 @@
 // given back (to the first waiter, in order) when not; refused once spent or once the run stops.
 // budget.test.ts runs whole bulk runs against the sandbox; this pins each rule of the class.
 import { describe, expect, it } from 'vitest';
-import { Budget } from '../src/budget.js';
+import { Budget } from '../src/sending/budget.js';
 
 /** What a pending reservation resolved to, or 'waiting' if it has not yet. */
 async function state(reservation: boolean | Promise<boolean>): Promise<boolean | 'waiting'> {

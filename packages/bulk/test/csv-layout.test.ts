@@ -3,8 +3,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { decodeWindows1252, delimiterOf, layoutOf, layoutText } from '../src/csv-layout.js';
-import { fileKindOf } from '../src/file-kind.js';
+import { decodeWindows1252, delimiterOf, layoutOf, layoutText } from '../src/formats/csv-layout.js';
+import { fileKindOf } from '../src/formats/file-kind.js';
 import { useTempDir } from './fixtures.js';
 
 const at = useTempDir();

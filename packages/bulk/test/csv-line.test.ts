@@ -1,7 +1,7 @@
 // The output's CSV lines must stay byte for byte what csv-stringify (the earlier writer) produced.
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
-import { csvFields } from '../src/csv-line.js';
+import { csvFields } from '../src/formats/csv-line.js';
 
 // A small deterministic generator: fields made of the characters that matter to CSV.
 function* fields(count: number): Generator<string[]> {

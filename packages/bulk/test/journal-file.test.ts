@@ -10,7 +10,7 @@ import {
   readLineAt,
   rescuePathFor,
   scanLines,
-} from '../src/journal-file.js';
+} from '../src/store/journal-file.js';
 import { tempDir } from './fixtures.js';
 
 const outcome = { kind: 'no-match', status: 204 } as const;

@@ -4,10 +4,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AnswerStore } from '../src/answer-store.js';
-import { CACHE_FILE } from '../src/files.js';
-import { rescuePathFor } from '../src/journal-file.js';
-import { runBulk } from '../src/run-bulk.js';
+import { runBulk } from '../src/run/run-bulk.js';
+import { AnswerStore } from '../src/store/answer-store.js';
+import { CACHE_FILE } from '../src/store/files.js';
+import { rescuePathFor } from '../src/store/journal-file.js';
 import { tempDir, useSandbox, writeCsv } from './fixtures.js';
 import { phone, sandboxRun } from './sandbox-run.js';
 

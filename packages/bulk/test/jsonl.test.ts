@@ -4,8 +4,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { topLevelValues } from '../src/formats/jsonl-source.js';
 import { type BulkOptions, runBulk } from '../src/index.js';
-import { topLevelValues } from '../src/jsonl-source.js';
 import { useSandbox } from './fixtures.js';
 import { phone, sandboxRun } from './sandbox-run.js';
 

@@ -6,7 +6,7 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { LedgerFile } = await import('../src/ledger-file.ts');
+const { LedgerFile } = await import('../src/store/ledger-file.ts');
 const [path, run, lines, startAt] = process.argv.slice(2);
 const ledger = new LedgerFile(path);
 await new Promise((resolve) => setTimeout(resolve, Math.max(0, Number(startAt) - Date.now())));

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { type LedgerEntry, ledgerLine, readLedger } from '@enrich/core';
 import { describe, expect, it } from 'vitest';
 import { LedgerFile, LedgerNotAFile } from '../src/index.js';
-import { readLedgerFile } from '../src/ledger-read.js';
+import { readLedgerFile } from '../src/store/ledger-read.js';
 import { useTempDir } from './fixtures.js';
 
 const at = useTempDir();

@@ -5,10 +5,10 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BulkError } from '../src/bulk-error.js';
-import { acquireLock, isRunning, startTimeOf } from '../src/file-lock.js';
-import { CACHE_FILE } from '../src/files.js';
-import { runBulk } from '../src/run-bulk.js';
+import { BulkError } from '../src/run/bulk-error.js';
+import { runBulk } from '../src/run/run-bulk.js';
+import { acquireLock, isRunning, startTimeOf } from '../src/store/file-lock.js';
+import { CACHE_FILE } from '../src/store/files.js';
 import { tempDir, useSandbox, writeCsv } from './fixtures.js';
 import { phone, sandboxRun } from './sandbox-run.js';
 

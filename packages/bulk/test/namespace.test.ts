@@ -5,8 +5,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getOperation } from '@enrich/core';
 import { describe, expect, it } from 'vitest';
-import { CACHE_FILE, cacheNamespace, normaliseBase } from '../src/files.js';
-import { runBulk } from '../src/run-bulk.js';
+import { runBulk } from '../src/run/run-bulk.js';
+import { CACHE_FILE, cacheNamespace, normaliseBase } from '../src/store/files.js';
 import { useSandbox, writeCsv } from './fixtures.js';
 import { op, phone, sandboxRun } from './sandbox-run.js';
 

@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getOperation } from '@enrich/core';
 import { describe, expect, it } from 'vitest';
-import { outputHeader } from '../src/output-columns.js';
-import { runBulk } from '../src/run-bulk.js';
+import { outputHeader } from '../src/run/output-columns.js';
+import { runBulk } from '../src/run/run-bulk.js';
 import { readCsv, reserved, useSandbox, writeCsv } from './fixtures.js';
 import { phone, sandboxRun } from './sandbox-run.js';
 

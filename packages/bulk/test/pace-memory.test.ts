@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { DEFAULT_MAX_CONCURRENCY, INITIAL_CONCURRENCY } from '@enrich/core';
 import { DEMO_KEY } from '@enrich/sandbox';
 import { describe, expect, it, vi } from 'vitest';
-import { SANDBOX_NAMESPACE } from '../src/files.js';
-import { PACE_MAX_AGE_MS, PaceMemory } from '../src/pace-memory.js';
-import { runBulk } from '../src/run-bulk.js';
-import type { BulkSummary } from '../src/summary.js';
+import { runBulk } from '../src/run/run-bulk.js';
+import type { BulkSummary } from '../src/run/summary.js';
+import { PACE_MAX_AGE_MS, PaceMemory } from '../src/sending/pace-memory.js';
+import { SANDBOX_NAMESPACE } from '../src/store/files.js';
 import { useSandbox, writeCsv } from './fixtures.js';
 import { phone, sandboxRun } from './sandbox-run.js';
 

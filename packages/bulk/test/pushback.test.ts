@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DEFAULT_RETRY_POLICY } from '@enrich/core';
 import { ADMIN_PREFIX, type SandboxServer } from '@enrich/sandbox';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { runBulk } from '../src/run-bulk.js';
+import { runBulk } from '../src/run/run-bulk.js';
 import { readRecords, reserved, useSandbox, writeCsv } from './fixtures.js';
 import { phone, sandboxRun } from './sandbox-run.js';
 

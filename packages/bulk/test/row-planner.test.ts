@@ -3,8 +3,8 @@
 // nothing, or a row left unanswered.
 import { getOperation, requestKey } from '@enrich/core';
 import { describe, expect, it } from 'vitest';
-import { BulkError } from '../src/bulk-error.js';
-import { mapInput, rowPlanner } from '../src/row-planner.js';
+import { BulkError } from '../src/run/bulk-error.js';
+import { mapInput, rowPlanner } from '../src/run/row-planner.js';
 
 const lookup = getOperation('phone-lookup');
 const auto = getOperation('auto-append');

@@ -2,7 +2,7 @@
 // answers that differ from the API description (counted mismatches, extra fields, paid unreadable).
 import { getOperation } from '@enrich/core';
 import { describe, expect, it } from 'vitest';
-import { neutralise, resultOf } from '../src/row-result.js';
+import { neutralise, resultOf } from '../src/run/row-result.js';
 
 describe('formula neutralisation', () => {
   it('puts a quote before text a spreadsheet would run, and nothing before anything else', () => {

@@ -3,9 +3,9 @@
 import { readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BulkError } from '../src/bulk-error.js';
-import { defaultCachePath, defaultOutputPath } from '../src/files.js';
-import { distinctFiles } from '../src/same-file.js';
+import { BulkError } from '../src/run/bulk-error.js';
+import { distinctFiles } from '../src/run/same-file.js';
+import { defaultCachePath, defaultOutputPath } from '../src/store/files.js';
 import { tempDir, writeCsv } from './fixtures.js';
 import { op, phone } from './sandbox-run.js';
 

@@ -7,7 +7,7 @@ import { type CleanInput, DEFAULT_MAX_CONCURRENCY, DEFAULT_RETRY_POLICY } from '
 import { createFetchTransport } from '@enrich/core/fetch-transport';
 import { DEMO_KEY } from '@enrich/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Sender, type SenderOptions } from '../src/sender.js';
+import { Sender, type SenderOptions } from '../src/sending/sender.js';
 import { reserved, useSandboxServer } from './fixtures.js';
 import { op, phone } from './sandbox-run.js';
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { COMPLETE, SpillFile } from '../src/spill.js';
+import { COMPLETE, SpillFile } from '../src/run/spill.js';
 import { useTempDir } from './fixtures.js';
 
 const at = useTempDir();

@@ -16,9 +16,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
-import { CACHE_DIR_ENV } from '../src/cache-folder.js';
 import { DATA_DIR_ENV } from '../src/forget/data-folder.js';
-import { LEDGER_ENV } from '../src/ledger-file.js';
+import { CACHE_DIR_ENV } from '../src/store/cache-folder.js';
+import { LEDGER_ENV } from '../src/store/ledger-file.js';
 
 /** Each variable and where it points in the test file's folder (the ledger in the data folder, as by default). */
 const FOLDERS: readonly (readonly [string, string])[] = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OrderedWindow, type Pending } from '../src/window.js';
+import { OrderedWindow, type Pending } from '../src/run/window.js';
 
 type Result = { readonly value: string };
 const isPending = (v: Result | Pending<Result>): v is Pending<Result> => !('value' in v);

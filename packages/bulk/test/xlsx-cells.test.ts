@@ -1,6 +1,6 @@
 // How a workbook's cells read as text for planning: what a person sees in the cell.
 import { describe, expect, it } from 'vitest';
-import { textOf } from '../src/xlsx-cells.js';
+import { textOf } from '../src/formats/xlsx-cells.js';
 
 describe('a cell as text', () => {
   it('a number as its digits; a ZIP formatted with leading zeros as it shows', () => {

@@ -11,7 +11,7 @@ import { outputColumns } from '@enrich/core';
 import type { Worksheet } from 'exceljs';
 import { describe, expect, it, vi } from 'vitest';
 import { type BulkOptions, readZipEntry, runBulk } from '../src/index.js';
-import { outputHeader } from '../src/output-columns.js';
+import { outputHeader } from '../src/run/output-columns.js';
 import { useSandbox } from './fixtures.js';
 import { cellsOf, HEADER, readWorkbook, richWorkbook } from './rich-workbook.js';
 import { op, phone, sandboxRun } from './sandbox-run.js';

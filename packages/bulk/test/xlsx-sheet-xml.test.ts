@@ -3,7 +3,7 @@
 // without their numbers, what XML allows and Excel never writes (a CDATA section holding "</row>",
 // a comment between rows), and the hints that an output with more columns leaves out.
 import { describe, expect, it } from 'vitest';
-import { columnLetters, type SheetPiece, sheetPieces, sheetRow } from '../src/xlsx-sheet-xml.js';
+import { columnLetters, type SheetPiece, sheetPieces, sheetRow } from '../src/formats/xlsx-sheet-xml.js';
 
 const SHEET =
   '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<worksheet xmlns="m"><dimension ref="A1:C4"/>' +

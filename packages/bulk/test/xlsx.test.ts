@@ -10,9 +10,9 @@ import { DEMO_KEY } from '@enrich/sandbox';
 import { parse } from 'csv-parse/sync';
 import ExcelJS, { type Cell, type Workbook, type Worksheet } from 'exceljs';
 import { describe, expect, it, vi } from 'vitest';
+import { openSource } from '../src/formats/open-source.js';
 import { BulkError, type BulkOptions, cacheNamespace, planBulk, runBulk } from '../src/index.js';
-import { openSource } from '../src/open-source.js';
-import { outputHeader } from '../src/output-columns.js';
+import { outputHeader } from '../src/run/output-columns.js';
 import { useSandbox, useSandboxServer } from './fixtures.js';
 import { op, phone, sandboxRun } from './sandbox-run.js';
 

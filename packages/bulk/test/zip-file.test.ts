@@ -6,8 +6,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { openSource } from '../src/open-source.js';
-import { readZipDirectoryAt } from '../src/zip-file.js';
+import { openSource } from '../src/formats/open-source.js';
+import { readZipDirectoryAt } from '../src/formats/zip-file.js';
 import { useTempDir } from './fixtures.js';
 
 const at = useTempDir();

@@ -16,7 +16,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { isRunning } from '../file-lock.js';
+import { isRunning } from '../store/file-lock.js';
 
 const CHUNK = 1 << 20;
 const ASIDE = /\.aside-(\d+)-[0-9a-f]{8}\.tmp$/;

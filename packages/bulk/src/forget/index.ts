@@ -1,7 +1,7 @@
 // Forgetting a person, what is held on them, and how long answers are kept (issue 38): what the
 // clients call. See packages/bulk/README.md, "Forget a person".
 
-export type { Refuse } from '../row-planner.js';
+export type { Refuse } from '../run/row-planner.js';
 export {
   noteCompacted,
   type RegisteredCache,

@@ -7,10 +7,10 @@
 // run set aside for this journal (its rescue and side files, rescue-files.ts) are rewritten too.
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { BulkError } from '../bulk-error.js';
-import { acquireLock, type FileLock } from '../file-lock.js';
-import { rescuePathFor } from '../journal-file.js';
-import { rescueFiles } from '../rescue-files.js';
+import { BulkError } from '../run/bulk-error.js';
+import { acquireLock, type FileLock } from '../store/file-lock.js';
+import { rescuePathFor } from '../store/journal-file.js';
+import { rescueFiles } from '../store/rescue-files.js';
 import { AsideFile, removeAbandoned, replaceFile } from './aside-file.js';
 
 /** Whether a line (as text, without its line break) is to be removed. */

@@ -6,7 +6,7 @@
 // cannot be written is said, never fatal.
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { BulkError } from '../bulk-error.js';
+import { BulkError } from '../run/bulk-error.js';
 import { noteCompacted, registerCache, registeredCaches } from './cache-registry.js';
 import { rewriteJournal } from './journal-rewrite.js';
 import { isOlder } from './local-stores.js';

@@ -6,8 +6,8 @@ import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { IdentityMatcher, Outcome } from '@enrich/core';
-import { parseLine, rescuePathFor, scanLines } from '../journal-file.js';
-import { rescueFiles } from '../rescue-files.js';
+import { parseLine, rescuePathFor, scanLines } from '../store/journal-file.js';
+import { rescueFiles } from '../store/rescue-files.js';
 import { registeredCaches } from './cache-registry.js';
 import type { StoreReport } from './forget-log.js';
 import { rewriteJournal } from './journal-rewrite.js';

@@ -6,8 +6,8 @@
 // the whole request before anything is done, naming its row: a request to forget must not be done
 // in part because of a typo.
 import { forgetField, type Identity, identitiesOf } from '@enrich/core';
-import { BulkError } from '../bulk-error.js';
-import { openSource } from '../open-source.js';
+import { openSource } from '../formats/open-source.js';
+import { BulkError } from '../run/bulk-error.js';
 
 export interface PeopleRead {
   readonly identities: readonly Identity[];

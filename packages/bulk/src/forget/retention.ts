@@ -5,7 +5,7 @@
 // Kept in `retention.json` in the user's data folder: {"v":1,"days":30}.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BulkError } from '../bulk-error.js';
+import { BulkError } from '../run/bulk-error.js';
 import { replaceFile } from './aside-file.js';
 import { RETENTION_FILE } from './data-folder.js';
 

@@ -15,7 +15,7 @@ import {
   type SuppressionEntry,
   suppressionHash,
 } from '@enrich/core';
-import { BulkError } from '../bulk-error.js';
+import { BulkError } from '../run/bulk-error.js';
 import { replaceFile } from './aside-file.js';
 import { SUPPRESSION_FILE } from './data-folder.js';
 import { lockFile } from './journal-rewrite.js';

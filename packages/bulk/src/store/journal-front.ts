@@ -3,8 +3,8 @@
 // put or release. The monthly cap, per-query budgets and spend rows are counted in memory
 // (memory-spend.ts) for the life of the front.
 import type { Outcome } from '@enrich/core';
-import { AnswerStore, type AnswerStoreOptions } from '../answer-store.js';
-import { describeFailure } from '../journal-file.js';
+import { AnswerStore, type AnswerStoreOptions } from './answer-store.js';
+import { describeFailure } from './journal-file.js';
 import { LocalClaims, orAborted } from './local-claims.js';
 import { MemorySpend } from './memory-spend.js';
 import {

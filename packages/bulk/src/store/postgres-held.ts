@@ -15,11 +15,11 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OPERATIONS, type Outcome } from '@enrich/core';
-import { AnswerStore } from '../answer-store.js';
-import { rescuePathFor } from '../journal-file.js';
-import { readRescued, settleRescued } from '../rescue-files.js';
+import { AnswerStore } from './answer-store.js';
+import { rescuePathFor } from './journal-file.js';
 import type { ClaimRenewal } from './postgres-claims.js';
 import type { PgContext } from './postgres-context.js';
+import { readRescued, settleRescued } from './rescue-files.js';
 import { StoreUnavailable } from './store-front.js';
 
 /** Stands for the store in rescue-files' names: one per database and schema (no password). */

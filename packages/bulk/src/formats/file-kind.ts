@@ -4,7 +4,7 @@
 // naming what it looks like and never showing its bytes: read as CSV it would offer its first
 // bytes as column names and send its lines as requests.
 import { extname } from 'node:path';
-import { BulkError } from './bulk-error.js';
+import { BulkError } from '../run/bulk-error.js';
 import { readFileStart } from './file-start.js';
 
 export type FileKind = 'csv' | 'jsonl' | 'xlsx';

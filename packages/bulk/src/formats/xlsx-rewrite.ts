@@ -17,8 +17,8 @@
 import { createReadStream } from 'node:fs';
 import { type FileHandle, open, rm } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { BulkError } from './bulk-error.js';
-import type { ExtraRows } from './extra-columns.js';
+import { BulkError } from '../run/bulk-error.js';
+import type { ExtraRows } from '../run/extra-columns.js';
 import { changesFor, type PartChanges } from './xlsx-content-types.js';
 import type { XlsxInput } from './xlsx-input.js';
 import { columnLetters, type SheetRow, sheetPieces, sheetRow } from './xlsx-sheet-xml.js';

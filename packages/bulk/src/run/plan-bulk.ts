@@ -4,14 +4,14 @@
 // instance bought is free, so it is not counted as to spend). Sends nothing, needs no key, and
 // changes no file; the shared store is only read (no claim).
 import type { Operation } from '@enrich/core';
-import { AnswerStore } from './answer-store.js';
-import type { CsvLayout } from './csv-layout.js';
-import type { FileKind } from './file-kind.js';
-import { openSource } from './open-source.js';
+import type { CsvLayout } from '../formats/csv-layout.js';
+import type { FileKind } from '../formats/file-kind.js';
+import { openSource } from '../formats/open-source.js';
+import type { SourceChoice } from '../formats/row-source.js';
+import { AnswerStore } from '../store/answer-store.js';
+import type { StoreFront } from '../store/store-front.js';
 import { mapInput, type Refuse, rowPlanner } from './row-planner.js';
 import { isUnreadable } from './row-result.js';
-import type { SourceChoice } from './row-source.js';
-import type { StoreFront } from './store/store-front.js';
 import { INVALID_EXAMPLES, type InvalidExample } from './summary.js';
 
 /** Keys looked up in the shared store at once: one query each batch. */

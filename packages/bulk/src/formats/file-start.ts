@@ -1,7 +1,7 @@
 // The first bytes of a file, read at once: enough to see its BOM, its line end and its header row
 // without opening a stream.
 import { closeSync, readSync } from 'node:fs';
-import { openRegularFile } from './file-guard.js';
+import { openRegularFile } from '../run/file-guard.js';
 
 export const FILE_START_BYTES = 64 * 1024;
 

@@ -1,17 +1,17 @@
 // What a run opens before it sends anything, and how it words a failure to write a file.
 import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { AnswerStore } from './answer-store.js';
+import { openSource } from '../formats/open-source.js';
+import { formatFor } from '../formats/output-kind.js';
+import type { RowFormat } from '../formats/row-format.js';
+import type { RowSource } from '../formats/row-source.js';
+import { AnswerStore } from '../store/answer-store.js';
+import { acquireLock, type FileLock } from '../store/file-lock.js';
 import { BulkError, OutputInTheWay } from './bulk-error.js';
 import type { BulkOptions } from './bulk-options.js';
 import { checkRunFiles } from './file-guard.js';
-import { acquireLock, type FileLock } from './file-lock.js';
-import { openSource } from './open-source.js';
 import { outputHeader } from './output-columns.js';
-import { formatFor } from './output-kind.js';
-import type { RowFormat } from './row-format.js';
 import { mapInput, rowPlanner } from './row-planner.js';
-import type { RowSource } from './row-source.js';
 
 type RowPlanner = ReturnType<typeof rowPlanner>;
 

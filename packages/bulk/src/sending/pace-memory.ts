@@ -19,7 +19,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { closeSync, fstatSync, mkdirSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { RememberedPace } from '@enrich/core';
-import { openRegularFile } from './file-guard.js';
+import { openRegularFile } from '../run/file-guard.js';
 
 /** Entries older than this are ignored. */
 export const PACE_MAX_AGE_MS = 30 * 24 * 3600 * 1000;

@@ -17,8 +17,8 @@ import {
 } from 'node:fs';
 import { basename } from 'node:path';
 import { readLedger } from '@enrich/core';
+import { parseLine } from '../store/journal-file.js';
 import { BulkError } from './bulk-error.js';
-import { parseLine } from './journal-file.js';
 import { distinctFiles } from './same-file.js';
 
 /** What a path that is not a regular file is, in words; undefined for a regular file. */

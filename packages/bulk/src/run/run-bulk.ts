@@ -28,22 +28,22 @@
 import { setMaxListeners } from 'node:events';
 import { setImmediate } from 'node:timers/promises';
 import { paceToRemember } from '@enrich/core';
+import type { RowSource } from '../formats/row-source.js';
+import { PaceMemory } from '../sending/pace-memory.js';
+import { Sender } from '../sending/sender.js';
+import { StoreClaims } from '../store/store-claims.js';
 import { BreakdownCounter } from './breakdown-counter.js';
 import { BulkError } from './bulk-error.js';
 import type { BulkHooks, BulkOptions } from './bulk-options.js';
 import { KnownResults } from './known-results.js';
 import { columnNamer, outputHeader } from './output-columns.js';
 import { OutputFile } from './output-file.js';
-import { PaceMemory } from './pace-memory.js';
 import { startProgress } from './progress.js';
 import type { PlannedRow } from './row-planner.js';
 import { RowQueue } from './row-queue.js';
 import { type RowResult, resultOf, unansweredResult } from './row-result.js';
-import type { RowSource } from './row-source.js';
 import { describeError, type OpenedRun, openRun } from './run-files.js';
 import { type RequestAnswer, RunRequests } from './run-requests.js';
-import { Sender } from './sender.js';
-import { StoreClaims } from './store-claims.js';
 import {
   type BulkSummary,
   countCode,

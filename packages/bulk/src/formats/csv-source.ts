@@ -3,7 +3,7 @@
 import { createReadStream } from 'node:fs';
 import { type Readable, Transform } from 'node:stream';
 import { parse } from 'csv-parse';
-import { BulkError } from './bulk-error.js';
+import { BulkError } from '../run/bulk-error.js';
 import { type CsvLayout, decodeWindows1252, type LayoutChoice, layoutOf, layoutText } from './csv-layout.js';
 import type { RowBatch, RowSource } from './row-source.js';
 

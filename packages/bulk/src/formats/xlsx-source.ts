@@ -19,7 +19,7 @@
 // bundles put it in a chunk of its own).
 import { createReadStream } from 'node:fs';
 import type { Row, stream } from 'exceljs';
-import { BulkError } from './bulk-error.js';
+import { BulkError } from '../run/bulk-error.js';
 import { finishWalk, prepare, whenBroken } from './exceljs-reading.js';
 import type { RowBatch, RowSource } from './row-source.js';
 import { fieldsOf, type TypedCell, textOf, typedCells } from './xlsx-cells.js';

@@ -6,7 +6,7 @@
 // refuse a line that is not an object (with its line number, never its text), as a CSV's encoding
 // is checked before anything is sent. A blank line is a blank row.
 import { createReadStream } from 'node:fs';
-import { BulkError } from './bulk-error.js';
+import { BulkError } from '../run/bulk-error.js';
 import type { RowBatch, RowSource } from './row-source.js';
 
 const BATCH_ROWS = 256;

@@ -7,7 +7,7 @@
 // lines, so no single string grows with the ledger.
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { type LedgerEntry, type LedgerRead, readLedger } from '@enrich/core';
-import { nodeKind } from './file-guard.js';
+import { nodeKind } from '../run/file-guard.js';
 
 /** What is read at once; a line torn across two chunks is carried to the next. */
 const CHUNK_BYTES = 1024 * 1024;

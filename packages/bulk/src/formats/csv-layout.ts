@@ -4,7 +4,7 @@
 // are not and no UTF-8 character at all, and neither, refused, when it has both), its separator
 // (`,` `;` tab `|`: from the header and the first rows), and its line end.
 import { extname } from 'node:path';
-import { BulkError } from './bulk-error.js';
+import { BulkError } from '../run/bulk-error.js';
 import { readFileStart } from './file-start.js';
 import { linesAt, scanUtf8, type Utf8Scan } from './utf8-scan.js';
 

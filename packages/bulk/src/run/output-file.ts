@@ -18,8 +18,8 @@ import {
   type WriteStream,
 } from 'node:fs';
 import { finished } from 'node:stream/promises';
+import type { RowFormat } from '../formats/row-format.js';
 import { ExtraColumns } from './extra-columns.js';
-import type { RowFormat } from './row-format.js';
 import type { RowResult } from './row-result.js';
 
 const BATCH_CHARS = 64 * 1024;

@@ -2,11 +2,11 @@
 // the moment they arrive. A request's rows wait on its slot (window.ts's Pending) until answered.
 // With a shared answer store (store-claims.ts), each request is claimed there before it is sent.
 import type { CleanInput, Outcome } from '@enrich/core';
-import type { AnswerStore } from './answer-store.js';
-import { RequestQueue } from './request-queue.js';
+import { RequestQueue } from '../sending/request-queue.js';
+import type { Sender, SendResult } from '../sending/sender.js';
+import type { AnswerStore } from '../store/answer-store.js';
+import type { StoreClaims } from '../store/store-claims.js';
 import type { RowResult } from './row-result.js';
-import type { Sender, SendResult } from './sender.js';
-import type { StoreClaims } from './store-claims.js';
 import type { Pending } from './window.js';
 
 interface Queued {

@@ -8,12 +8,12 @@ import { finished } from 'node:stream/promises';
 import { parse } from 'csv-parse';
 import { parse as parseSync } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify';
+import type { ExtraRows } from '../run/extra-columns.js';
+import type { RowResult } from '../run/row-result.js';
 import { type CsvLayout, outputHasBom, UTF8_LAYOUT } from './csv-layout.js';
 import { csvLineFor } from './csv-line.js';
-import type { ExtraRows } from './extra-columns.js';
 import { readFileStart } from './file-start.js';
 import type { OutputShape, RowFormat } from './row-format.js';
-import type { RowResult } from './row-result.js';
 
 export function csvFormat(outPath: string, shape: OutputShape): RowFormat {
   const layout = outputLayout(outPath, shape);

@@ -4,10 +4,11 @@
 // the same kind), then its result's part (rendered once and shared by every row with that result).
 // Where the lines are not the file itself (a workbook), or answers brought fields the description
 // does not list (--all-extras), the format's finish() writes the file from the lines at the end.
+
+import type { ExtraRows } from '../run/extra-columns.js';
+import type { RowResult } from '../run/row-result.js';
 import type { CsvLayout } from './csv-layout.js';
-import type { ExtraRows } from './extra-columns.js';
 import type { FileKind } from './file-kind.js';
-import type { RowResult } from './row-result.js';
 
 export interface RowFormat {
   readonly kind: FileKind;

@@ -8,10 +8,10 @@ import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { finished } from 'node:stream/promises';
-import type { ExtraRows } from './extra-columns.js';
+import type { ExtraRows } from '../run/extra-columns.js';
+import type { RowResult } from '../run/row-result.js';
 import { readFileStart } from './file-start.js';
 import type { OutputShape, RowFormat } from './row-format.js';
-import type { RowResult } from './row-result.js';
 
 const PAST_THE_HEADER = '(past the header)';
 

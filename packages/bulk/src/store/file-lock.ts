@@ -8,7 +8,7 @@
 // `kill(pid, 0)` still succeeds for it), or another process that got the same pid later (its start
 // time differs). Where /proc does not exist, only `kill(pid, 0)` is asked.
 import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { BulkError } from './bulk-error.js';
+import { BulkError } from '../run/bulk-error.js';
 
 export interface LockHolder {
   readonly pid: number;

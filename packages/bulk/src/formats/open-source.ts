@@ -1,6 +1,7 @@
 // Opens a run's input with the source for its kind of file (row-source.ts says what a source is).
+
+import { checkInputFile } from '../run/file-guard.js';
 import { openCsvSource } from './csv-source.js';
-import { checkInputFile } from './file-guard.js';
 import { fileKindOf } from './file-kind.js';
 import { openJsonlSource } from './jsonl-source.js';
 import type { RowSource, SourceChoice } from './row-source.js';

@@ -1,7 +1,7 @@
 // The results a run knows without sending: of blank and invalid rows (one per reason: files repeat
 // their mistakes too), and of requests answered earlier in this run or in the journal.
 import type { Operation } from '@enrich/core';
-import type { AnswerStore } from './answer-store.js';
+import type { AnswerStore } from '../store/answer-store.js';
 import { BoundedMap } from './bounded-map.js';
 import type { PlannedRow } from './row-planner.js';
 import { invalidResult, isUnreadable, type RowResult, resultOf } from './row-result.js';

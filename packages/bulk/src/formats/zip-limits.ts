@@ -4,7 +4,7 @@
 // of exhausting the memory or the disk mid-run. Why each number is what it is: the README's "Limits
 // on a workbook". A zip may lie in its directory; exceljs-reading.ts bounds what is actually
 // inflated by what the directory says (see inflationLimits).
-import { BulkError } from './bulk-error.js';
+import { BulkError } from '../run/bulk-error.js';
 import type { ZipEntry } from './zip-file.js';
 
 const MiB = 1024 * 1024;

@@ -17,8 +17,8 @@
 // run sending, as a journal that cannot be written does: going on without it could buy what another
 // client is buying at that moment.
 import type { Outcome } from '@enrich/core';
-import type { Sender, SendResult } from './sender.js';
-import { type StoreFront, StoreUnavailable } from './store/store-front.js';
+import type { Sender, SendResult } from '../sending/sender.js';
+import { type StoreFront, StoreUnavailable } from './store-front.js';
 
 /** What the store says about one request before it is sent. */
 export type StoreClaim =

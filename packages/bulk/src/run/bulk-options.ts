@@ -1,11 +1,11 @@
 // What a client passes to runBulk: the files, the operation and columns, how to send, and the hooks
 // through which it follows and stops the run.
 import type { Operation } from '@enrich/core';
+import type { SourceChoice } from '../formats/row-source.js';
+import type { SenderOptions } from '../sending/sender.js';
+import type { StoreFront } from '../store/store-front.js';
 import type { BulkProgress } from './progress.js';
 import type { Refuse } from './row-planner.js';
-import type { SourceChoice } from './row-source.js';
-import type { SenderOptions } from './sender.js';
-import type { StoreFront } from './store/store-front.js';
 
 export interface BulkOptions {
   readonly op: Operation;

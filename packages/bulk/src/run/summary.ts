@@ -1,12 +1,12 @@
 // What a bulk run did, counted as it goes: the summary every client prints or shows.
 import type { Breakdown } from '@enrich/core';
-import type { SaveReport } from './answer-store.js';
+import type { CsvLayout } from '../formats/csv-layout.js';
+import type { FileKind } from '../formats/file-kind.js';
+import type { RowSource } from '../formats/row-source.js';
+import { type PaceSummary, paceSummary, type Sender, type StopReason } from '../sending/sender.js';
+import type { SaveReport } from '../store/answer-store.js';
 import type { BulkOptions } from './bulk-options.js';
-import type { CsvLayout } from './csv-layout.js';
-import type { FileKind } from './file-kind.js';
 import type { ResultKind, RowResult } from './row-result.js';
-import type { RowSource } from './row-source.js';
-import { type PaceSummary, paceSummary, type Sender, type StopReason } from './sender.js';
 
 export interface InvalidExample {
   /** As a spreadsheet numbers it: the header is row 1. */
