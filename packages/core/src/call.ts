@@ -22,6 +22,12 @@ export interface CallOptions {
   readonly onRetry?: (info: { attempt: number; delayMs: number; outcome: Outcome }) => void;
   /** Stops further attempts (a cancelled VS Code progress, Ctrl-C in the CLI). */
   readonly isCancelled?: () => boolean;
+  /**
+   * Told at once, before the report returns, when the service asks for a longer wait than the
+   * policy allows (`decideRetry` decides; the report's `waitTooLong` says the same): a client running
+   * many calls stops the others here, before another one can leave.
+   */
+  readonly onWaitTooLong?: (wait: WaitTooLong) => void;
 }
 
 export interface CallReport {
@@ -81,14 +87,17 @@ export async function sendWithRetry(
     } catch (cause) {
       outcome = networkError(request.url, cause);
     }
-    if (outcome.kind !== 'error' || options.isCancelled?.()) return { outcome, attempts: attempt, request };
+    if (outcome.kind !== 'error') return { outcome, attempts: attempt, request };
     const now = options.now();
+    // Decided before asking isCancelled, so that a wait too long is reported even by a call whose
+    // run has just stopped (the run keeps the latest time to resume).
     const decision = decideRetry(attempt, now - started, outcome.error, policy, random, now);
     if (!decision.retry) {
-      return decision.waitTooLong
-        ? { outcome, attempts: attempt, request, waitTooLong: decision.waitTooLong }
-        : { outcome, attempts: attempt, request };
+      if (!decision.waitTooLong) return { outcome, attempts: attempt, request };
+      options.onWaitTooLong?.(decision.waitTooLong);
+      return { outcome, attempts: attempt, request, waitTooLong: decision.waitTooLong };
     }
+    if (options.isCancelled?.()) return { outcome, attempts: attempt, request };
     options.onRetry?.({ attempt, delayMs: decision.delayMs, outcome });
     await options.sleep(decision.delayMs);
     if (options.isCancelled?.()) return { outcome, attempts: attempt, request };

@@ -67,11 +67,16 @@ export function retryDelayMs(
   return Math.round(step / 2 + (step / 2) * random());
 }
 
-/** The server asked for a longer wait than the policy allows: stop, and resume at `resumeAt`. */
+/**
+ * The server asked for a longer wait than the policy allows: stop, and resume at `resumeAt`. Decided
+ * by `decideRetry` alone; every client (a single call, a bulk run) is told this, never works it out.
+ */
 export interface WaitTooLong {
   readonly retryAfterMs: number;
   /** Epoch milliseconds from which the server said it would answer again. */
   readonly resumeAt: number;
+  /** The longest wait the policy honours, which `retryAfterMs` exceeds (for the message). */
+  readonly maxRetryAfterMs: number;
 }
 
 export type RetryDecision =
@@ -92,8 +97,9 @@ export function decideRetry(
 ): RetryDecision {
   if (!isRetryable(error)) return { retry: false };
   const asked = error.retryAfterMs;
-  if (asked !== undefined && asked > maxRetryAfterOf(policy)) {
-    return { retry: false, waitTooLong: { retryAfterMs: asked, resumeAt: nowMs + asked } };
+  const maxRetryAfterMs = maxRetryAfterOf(policy);
+  if (asked !== undefined && asked > maxRetryAfterMs) {
+    return { retry: false, waitTooLong: { retryAfterMs: asked, resumeAt: nowMs + asked, maxRetryAfterMs } };
   }
   if (attempt >= policy.maxAttempts) return { retry: false };
   const delayMs = retryDelayMs(attempt, error, policy, random);

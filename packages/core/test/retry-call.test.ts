@@ -17,7 +17,7 @@ describe('a Retry-After longer than the cap', () => {
     const error = err('allowance', { status: 429, retryAfterMs: 99_999_000 });
     expect(decideRetry(1, 0, error, POLICY, () => 0, 1_000)).toEqual({
       retry: false,
-      waitTooLong: { retryAfterMs: 99_999_000, resumeAt: 99_999_000 + 1_000 },
+      waitTooLong: { retryAfterMs: 99_999_000, resumeAt: 99_999_000 + 1_000, maxRetryAfterMs: 60_000 },
     });
   });
 
@@ -32,7 +32,7 @@ describe('a Retry-After longer than the cap', () => {
       decideRetry(1, 0, err('server', { retryAfterMs: 61_000 }), DEFAULT_RETRY_POLICY, () => 0, 0),
     ).toEqual({
       retry: false,
-      waitTooLong: { retryAfterMs: 61_000, resumeAt: 61_000 },
+      waitTooLong: { retryAfterMs: 61_000, resumeAt: 61_000, maxRetryAfterMs: 60_000 },
     });
     const patient = { ...POLICY, maxRetryAfterMs: 600_000, maxTotalMs: 3_600_000 };
     expect(decideRetry(1, 0, err('server', { retryAfterMs: 300_000 }), patient, () => 0, 0)).toEqual({
@@ -50,7 +50,47 @@ describe('a Retry-After longer than the cap', () => {
       kind: 'error',
       error: { code: 'allowance', retryAfterMs: 99_999_000 },
     });
-    expect(report.waitTooLong).toEqual({ retryAfterMs: 99_999_000, resumeAt: 1_000_000 + 99_999_000 });
+    expect(report.waitTooLong).toEqual({
+      retryAfterMs: 99_999_000,
+      resumeAt: 1_000_000 + 99_999_000,
+      maxRetryAfterMs: 60_000,
+    });
+  });
+
+  it('tells onWaitTooLong what the report then says', async () => {
+    const h = harness([status(429, { 'retry-after': '61' })]);
+    const told: unknown[] = [];
+    const report = await callOperation(
+      op('email-verify'),
+      { Email: 'a@b.co' },
+      {
+        ...h.options,
+        onWaitTooLong: (wait) => told.push(wait),
+      },
+    );
+    expect(told).toEqual([{ retryAfterMs: 61_000, resumeAt: 1_000_000 + 61_000, maxRetryAfterMs: 60_000 }]);
+    expect(report.waitTooLong).toEqual(told[0]);
+  });
+
+  it('is reported by a call whose run stopped meanwhile; a wait within the cap is not', async () => {
+    const h = harness([status(429, { 'retry-after': '61' })]);
+    const stopped = { ...h.options, isCancelled: () => true };
+    const report = await callOperation(op('email-verify'), { Email: 'a@b.co' }, stopped);
+    expect(report.waitTooLong?.retryAfterMs).toBe(61_000);
+    const told: unknown[] = [];
+    const within = harness([status(429, { 'retry-after': '60' }), OK]);
+    const waited = await callOperation(
+      op('email-verify'),
+      { Email: 'a@b.co' },
+      {
+        ...within.options,
+        onWaitTooLong: (wait) => told.push(wait),
+      },
+    );
+    expect(waited).toMatchObject({ attempts: 2, outcome: { kind: 'record' } });
+    expect(waited.waitTooLong).toBeUndefined();
+    expect(told).toEqual([]);
+    expect(within.sleeps).toEqual([60_000]);
   });
 
   it('honours a Retry-After given as an HTTP date, on the clock passed in', async () => {

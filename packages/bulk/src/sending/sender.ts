@@ -2,8 +2,10 @@
 // flight and as many per second as the service allows, found from its answers (--concurrency auto),
 // or a number the user fixed; never more than --max-rate per second. Each attempt waits its turn in
 // one queue (a place in flight, the rate's spacing, the end of a pause). A 429 waits as long as its
-// Retry-After asks, up to a cap; every request waits with it when the number is fixed or when the
-// service answers nothing but 429 (an allowance, not a pace). Requests are retried per core's policy,
+// Retry-After asks; every request waits with it when the number is fixed or when the service answers
+// nothing but 429 (an allowance, not a pace). Whether a Retry-After is too long to wait for is core's
+// decideRetry's to say, and only its: told through sendWithRetry's onWaitTooLong, the Sender stops
+// the run there, before another request can leave. Requests are retried per core's policy,
 // and stopped for good - the rest marked "not sent" - when going on would be waste: the budget is
 // spent, the key is refused, the allowance is gone (or the service asks for a wait longer than the
 // cap), the service is down, or the answers can no longer be journaled.
@@ -30,7 +32,6 @@ import {
   buildRequest,
   type CleanInput,
   DEFAULT_MAX_CONCURRENCY,
-  DEFAULT_MAX_RETRY_AFTER_MS,
   type HttpRequest,
   type HttpResponse,
   isPaid,
@@ -43,6 +44,7 @@ import {
   type StopReason,
   sendWithRetry,
   type Transport,
+  type WaitTooLong,
 } from '@enrich/core';
 import pLimit from 'p-limit';
 import { Abandoned, abandonable } from './abandonable.js';
@@ -63,9 +65,6 @@ import { Turns } from './turns.js';
 export type { StopReason } from '@enrich/core';
 export { type PaceSummary, paceSummary } from './pace-summary.js';
 export type { SenderOptions, SendResult } from './sender-options.js';
-
-/** Default cap on a Retry-After wait; a longer one stops the run. */
-export const MAX_RETRY_AFTER_MS = DEFAULT_MAX_RETRY_AFTER_MS;
 
 /** Where one request stands: how many attempts left, and whether one was abandoned on the wire. */
 interface WireState {
@@ -217,18 +216,19 @@ export class Sender {
     return everyone;
   }
 
-  // A wait longer than the cap stops the run; otherwise the request that got the 429 waits (core's
-  // retry honours Retry-After), and every request waits with it when `everyone`.
-  private pauseFor(retryAfterMs: number | undefined, everyone = true): void {
+  // The request that got the 429 waits in core's retry (which honours Retry-After, or stops the run
+  // through waitedTooLong when it is longer than the policy allows); every request waits with it
+  // when `everyone`.
+  private pauseFor(retryAfterMs: number | undefined, everyone: boolean): void {
     const { now, defaultPauseMs } = this.options;
-    const maxRetryAfterMs = this.options.policy.maxRetryAfterMs ?? MAX_RETRY_AFTER_MS;
-    const pause = retryAfterMs ?? defaultPauseMs ?? 1000;
-    if (pause > maxRetryAfterMs) {
-      this.resumeAt = Math.max(this.resumeAt ?? 0, now() + pause);
-      this.stop('allowance', waitTooLong(pause, maxRetryAfterMs, this.resumeAt));
-      return;
-    }
-    if (everyone) this.turns.pauseUntil(now() + pause);
+    if (everyone) this.turns.pauseUntil(now() + (retryAfterMs ?? defaultPauseMs ?? 1000));
+  }
+
+  // Core's decideRetry found the service's Retry-After longer than the policy allows: the run stops
+  // and says when to come back (the latest time any request was given).
+  private waitedTooLong(wait: WaitTooLong): void {
+    this.resumeAt = Math.max(this.resumeAt ?? 0, wait.resumeAt);
+    this.stop('allowance', waitTooLong(wait.retryAfterMs, wait.maxRetryAfterMs, this.resumeAt));
   }
 
   /**
@@ -292,6 +292,7 @@ export class Sender {
         // Once the run stops sending (interrupted, a wait longer than the cap, the allowance gone,
         // the key refused...), no retry starts either.
         isCancelled: () => this.stopReason !== undefined,
+        onWaitTooLong: (wait) => this.waitedTooLong(wait),
         onRetry: ({ delayMs, outcome }) => {
           if (outcome.kind === 'error') this.options.onRetry?.({ delayMs, error: outcome.error });
         },
@@ -315,8 +316,6 @@ export class Sender {
     const outcome = withAskAgain(report.outcome);
     const unanswered = outcome !== report.outcome;
     if (unanswered) this.unanswered++;
-    // Core stopped retrying because the service asked for a longer wait than the cap.
-    if (report.waitTooLong) this.pauseFor(report.waitTooLong.retryAfterMs);
     const paid = isPaid(outcome);
     if (paid) {
       this.spent++;
