@@ -15,13 +15,13 @@ import { type CleanInput, isPaid, type Operation, type Outcome, planRow } from '
 import { type BatchAnswer, type BatchBudget, type Fate, type Limits, verdict } from './batch-verdict.js';
 import type { Pacer } from './pacer.js';
 import { blankReply, budgetReply, errorReply, invalidReply, outcomeReply, type Reply } from './replies.js';
-import type { SpendLedger } from './spend-ledger.js';
+import type { FunctionsLedger } from './spend-ledger.js';
 import type { Stores } from './stores.js';
 
 export interface PurchaseDeps {
   readonly stores: Stores;
   readonly pacer: Pacer;
-  readonly ledger: SpendLedger;
+  readonly ledger: FunctionsLedger;
   readonly log: (text: string) => void;
   /** Aborted when the server stops: waits for other instances' claims end. */
   readonly stop: AbortSignal;

@@ -6,7 +6,8 @@
 import { type Bases, ClientLedger, LedgerFile, type SpendRecorder } from '@enrich/bulk';
 import type { Operation } from '@enrich/core';
 
-export class SpendLedger {
+/** The functions server's side of the spend ledger (client `functions`): a batched recorder per operation. */
+export class FunctionsLedger {
   private readonly ledger: ClientLedger;
   private readonly recorders = new Map<string, SpendRecorder>();
   private warned = false;

@@ -12,7 +12,7 @@ import { createFunctionsServer } from './functions-server.js';
 import { consoleToLog, createLogger, type Logger } from './log.js';
 import { Pacer } from './pacer.js';
 import { Purchases } from './purchases.js';
-import { SpendLedger } from './spend-ledger.js';
+import { FunctionsLedger } from './spend-ledger.js';
 import { Stores } from './stores.js';
 import { Suppression } from './suppression.js';
 import { functionsVersion } from './version.js';
@@ -37,7 +37,7 @@ function storePassword(url: string | undefined): string | undefined {
 interface Parts {
   readonly server: Server;
   readonly pacer: Pacer;
-  readonly ledger: SpendLedger;
+  readonly ledger: FunctionsLedger;
   readonly stores: Stores;
   readonly connection: Connection;
   readonly stopping: AbortController;
@@ -104,7 +104,7 @@ function assemble(config: Config, connection: Connection, stores: Stores, log: L
     maxConcurrency: config.maxConcurrency,
     maxRate: config.maxRate,
   });
-  const ledger = new SpendLedger(config.ledgerPath, connection.bases, log);
+  const ledger = new FunctionsLedger(config.ledgerPath, connection.bases, log);
   const purchases = new Purchases({
     stores,
     pacer,
