@@ -81,6 +81,8 @@ export class Pace {
   private readonly header = new HeaderBudget();
   /** The limit at which the service last failed or refused, and when: growth stops under it a while. */
   private refusedAt: { limit: number; at: number } | undefined;
+  /** When a failure last cut the limit. */
+  private failureCutAt = Number.NEGATIVE_INFINITY;
   /** Whether the last round judged saw a queue (a cut needs two in a row). */
   private queuedLastRound = false;
 
@@ -213,7 +215,13 @@ export class Pace {
       ) {
         this.grow(this.state.limit + 1, now);
       }
-    } else if (member) round.failed++;
+    } else {
+      if (member) round.failed++;
+      // Cut at once, not when the cohort is judged: an overloaded backend answers 503 at once, so
+      // the place a refusal frees would be refilled and refused again many times a round trip
+      // (half of the requests refused, in the simulation with a log-normal latency).
+      this.cutForFailure(sentAt, now);
+    }
     if (member) round.answers++;
     if (isJudged(round, now)) this.endRound(now);
     return false;
@@ -263,23 +271,36 @@ export class Pace {
     return { ...this.state };
   }
 
+  /**
+   * A 5xx, a timeout or a refused connection of a request sent at `sentAt`: the limit is cut by a
+   * tenth, and the limit that drew it remembered. Once for every request that was in flight when
+   * it was cut (as TCP's NewReno cuts once per window of losses): a refusal of a request sent
+   * after the cut is a new signal.
+   */
+  private cutForFailure(sentAt: number, now: number): void {
+    const s = this.state;
+    s.slowStart = false;
+    if (sentAt < this.failureCutAt) return;
+    this.failureCutAt = now;
+    // An overloaded backend answers 503 (or drops the connection) at once rather than queue: the
+    // limit that drew it is remembered, and the pace stays just under it for a while instead of
+    // bouncing off it every few round trips (as CUBIC holds near the window that lost a packet).
+    this.refusedAt = { limit: s.limit, at: now };
+    if (s.limit > 1) {
+      s.limit = Math.max(1, s.limit * FAILURE_CUT);
+      this.changed('slower-failing', now);
+    }
+    // What was in flight was sent under the old limit: the next round is judged on the new one.
+    this.round = newRound(now, s.limit);
+  }
+
   // A round trip is over: judge the latency and the failures its cohort saw.
   private endRound(now: number): void {
     const round = this.round;
     this.round = newRound(now, this.state.limit);
     const s = this.state;
-    if (round.failed > 0) {
-      s.slowStart = false;
-      // An overloaded backend answers 503 (or drops the connection) at once rather than queue: the
-      // limit that drew it is remembered, and the pace stays just under it for a while instead of
-      // bouncing off it every few round trips (as CUBIC holds near the window that lost a packet).
-      this.refusedAt = { limit: s.limit, at: now };
-      if (s.limit > 1) {
-        s.limit = Math.max(1, s.limit * FAILURE_CUT);
-        this.changed('slower-failing', now);
-      }
-      return;
-    }
+    // A failure cut the limit when it came (cutForFailure): the round's latencies say nothing more.
+    if (round.failed > 0) return;
     const median = cohortMedian(round.latencies, round.cohort);
     if (median === undefined || median <= 0) return;
     s.latency = s.latency === undefined ? median : s.latency * 0.7 + median * 0.3;
