@@ -15,7 +15,7 @@ export { readHeader } from './formats/open-source.js';
 export type { SourceChoice } from './formats/row-source.js';
 export { readZipEntry } from './formats/zip-file.js';
 export { BulkError, OutputInTheWay } from './run/bulk-error.js';
-export type { BulkOptions } from './run/bulk-options.js';
+export type { BulkOptions, FileOptions } from './run/bulk-options.js';
 export { checkRunFiles } from './run/file-guard.js';
 export { type BulkPlan, type PlanOptions, planBulk } from './run/plan-bulk.js';
 export { type BulkProgress, estimatedRows } from './run/progress.js';
@@ -26,7 +26,7 @@ export type { BulkSummary } from './run/summary.js';
 export { createHttpTransport } from './sending/http-transport.js';
 export { AnswerStore, type AnswerStoreOptions, parseLine } from './store/answer-store.js';
 export { CACHE_DIR_ENV, cacheFolder, PACE_FILE } from './store/cache-folder.js';
-export { acquireLock } from './store/file-lock.js';
+export { acquireLock, CacheInUse, FileInUse } from './store/file-lock.js';
 export {
   type Bases,
   CACHE_FILE,

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BulkError } from '../src/run/bulk-error.js';
 import { runBulk } from '../src/run/run-bulk.js';
-import { acquireLock, isRunning, startTimeOf } from '../src/store/file-lock.js';
+import { AnswerStore } from '../src/store/answer-store.js';
+import { acquireLock, CacheInUse, FileInUse, isRunning, startTimeOf } from '../src/store/file-lock.js';
 import { CACHE_FILE } from '../src/store/files.js';
 import { tempDir, useSandbox, writeCsv } from './fixtures.js';
 import { phone, sandboxRun } from './sandbox-run.js';
@@ -25,7 +26,10 @@ describe('locks', () => {
     const refused = await runBulk(
       sandboxRun(server, { inPath, outPath: join(dir, 'o.csv') }, { cachePath: join(dir, 'own.jsonl') }),
     ).catch((error: unknown) => error);
-    expect(refused).toBeInstanceOf(BulkError);
+    expect(refused).toBeInstanceOf(FileInUse);
+    // A busy output is not a busy answer cache: clients tell them apart by class.
+    expect(refused).not.toBeInstanceOf(CacheInUse);
+    expect(refused).toMatchObject({ what: 'output', holder: process.ppid, path: join(dir, 'o.csv') });
     expect((refused as BulkError).message).toMatch(
       new RegExp(`Another enrich run \\(process ${process.ppid}\\) is using the output`),
     );
@@ -36,6 +40,30 @@ describe('locks', () => {
     expect(existsSync(join(dir, 'o.csv.partial'))).toBe(false);
     // The cache, opened first, is let go.
     expect(existsSync(join(dir, 'own.jsonl.lock'))).toBe(false);
+  });
+
+  it('a busy answer cache is a CacheInUse, known by its class whatever its words (a run, a store opened)', async () => {
+    const { dir, server } = at;
+    const inPath = writeCsv(join(dir, 'in.csv'), [['phone'], [phone(1)]]);
+    const cachePath = join(dir, 'held.jsonl');
+    writeFileSync(`${cachePath}.lock`, JSON.stringify({ pid: process.ppid, start: startOf(process.ppid) }));
+    const refused = await runBulk(
+      sandboxRun(server, { inPath, outPath: join(dir, 'o.csv') }, { cachePath }),
+    ).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(CacheInUse);
+    expect(refused).toBeInstanceOf(BulkError);
+    expect(refused).toMatchObject({ path: cachePath, holder: process.ppid, name: 'CacheInUse' });
+    expect(server.sandbox.requests()).toBe(0);
+    // Held by this process (a store open for writing): the same class.
+    const mine = join(dir, 'mine.jsonl');
+    const store = AnswerStore.open({ path: mine, namespace: 'sandbox', maxAgeMs: 1000 });
+    try {
+      expect(() => AnswerStore.open({ path: mine, namespace: 'sandbox', maxAgeMs: 1000 })).toThrow(
+        CacheInUse,
+      );
+    } finally {
+      store.close();
+    }
   });
 
   it('refuses a second lock of a file this process holds (an MCP call during its own file run); takes a lock its pid left from before', () => {

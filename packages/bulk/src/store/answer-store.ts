@@ -16,7 +16,7 @@ import { closeSync, existsSync, fdatasyncSync, ftruncateSync, mkdirSync, openSyn
 import { tmpdir } from 'node:os';
 import { dirname } from 'node:path';
 import type { Outcome } from '@enrich/core';
-import { acquireLock, type FileLock } from './file-lock.js';
+import { ANSWER_CACHE, acquireLock, type FileLock } from './file-lock.js';
 import { GroupCommit } from './group-commit.js';
 import {
   asError,
@@ -107,7 +107,7 @@ export class AnswerStore {
     const store = new AnswerStore(options);
     if (!options.readOnly) {
       mkdirSync(dirname(options.path), { recursive: true });
-      store.lock = acquireLock(options.path, 'answer cache');
+      store.lock = acquireLock(options.path, ANSWER_CACHE);
     }
     const oldest =
       options.maxAgeMs === Number.POSITIVE_INFINITY

@@ -29,8 +29,41 @@ export interface FileLock {
 }
 
 /**
- * Locks `path` for this process, or throws a BulkError naming the live holder. `what` says what
- * the file is, for the message ("answer cache", "output").
+ * A file a live run holds (this process's, or another's): nothing was done with it. Clients know it
+ * by its class, never by its words: waiting a moment may free it (MCP's file tools wait; the CLI
+ * says so and exits).
+ */
+export class FileInUse extends BulkError {
+  constructor(
+    readonly path: string,
+    /** What the file is ("answer cache", "output"), as the message says it. */
+    readonly what: string,
+    /** The holder's process id. */
+    readonly holder: number,
+  ) {
+    super(
+      holder === process.pid
+        ? `Another enrich run of this process is using the ${what} ${path}; wait for it to finish, or give this run its own file`
+        : `Another enrich run (process ${holder}) is using the ${what} ${path}; wait for it to finish, or give this run its own file`,
+    );
+    this.name = 'FileInUse';
+  }
+}
+
+/** The answer cache is busy: another run (or another call of this process) holds its lock. */
+export class CacheInUse extends FileInUse {
+  constructor(path: string, holder: number) {
+    super(path, ANSWER_CACHE, holder);
+    this.name = 'CacheInUse';
+  }
+}
+
+/** What an answer cache's lock is called (answer-store.ts and forget's rewrite lock it by this name). */
+export const ANSWER_CACHE = 'answer cache';
+
+/**
+ * Locks `path` for this process, or throws FileInUse (CacheInUse for the answer cache) naming the
+ * live holder. `what` says what the file is, for the message ("answer cache", "output").
  */
 export function acquireLock(path: string, what: string): FileLock {
   const lockPath = `${path}.lock`;
@@ -55,16 +88,10 @@ export function acquireLock(path: string, what: string): FileLock {
       unlinkSync(temp);
     }
     const holder = readHolder(lockPath);
-    if (holder?.pid === process.pid && heldHere.has(lockPath)) {
-      throw new BulkError(
-        `Another enrich run of this process is using the ${what} ${path}; wait for it to finish, or give this run its own file`,
-      );
-    }
-    if (holder && holder.pid !== process.pid && isRunning(holder)) {
-      throw new BulkError(
-        `Another enrich run (process ${holder.pid}) is using the ${what} ${path}; wait for it to finish, or give this run its own file`,
-      );
-    }
+    const live =
+      holder !== undefined && (holder.pid === process.pid ? heldHere.has(lockPath) : isRunning(holder));
+    if (live)
+      throw what === ANSWER_CACHE ? new CacheInUse(path, holder.pid) : new FileInUse(path, what, holder.pid);
     // The holder is gone. Move its lock aside under a name of our own before deleting it, so that
     // two runs taking over at once cannot delete each other's fresh lock.
     const stale = `${lockPath}.${process.pid}.stale`;
