@@ -17,6 +17,7 @@ import { describe, expect, it } from 'vitest';
 import {
   AnswerStore,
   cacheNamespace,
+  DEFAULT_MAX_AGE_MS,
   forgetEverywhere,
   heldEverywhere,
   keepCache,
@@ -28,6 +29,7 @@ import {
   readForgetLog,
   registeredCaches,
   retentionDays,
+  retentionMs,
   runBulk,
   setRetentionDays,
   undoForget,
@@ -271,6 +273,11 @@ describe('retention', () => {
     expect(() => setRetentionDays(dir, 0)).toThrow(/from 1 to 365; got 0/);
     expect(() => setRetentionDays(dir, 366)).toThrow(/got 366/);
     expect(() => setRetentionDays(dir, 1.5)).toThrow(/whole number/);
+  });
+
+  it("is every client's default maximum age when none was set: 30 days", () => {
+    expect(DEFAULT_MAX_AGE_MS).toBe(retentionMs(tempDir()));
+    expect(DEFAULT_MAX_AGE_MS).toBe(30 * 86_400_000);
   });
 
   it('prune removes older answers from every store; a run compacts its journal once a day', async () => {

@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import {
   CACHE_DIR_ENV,
   cacheFolder,
+  DEFAULT_MAX_AGE_MS,
   ledgerPath,
   MAX_PER_MONTH_ENV,
   parseMonthlyCap,
@@ -28,8 +29,6 @@ export const ENV = {
 } as const;
 
 export const DEFAULT_PORT = 8080;
-/** Answers are reused while this fresh (the CLI's default --max-age). */
-export const DEFAULT_MAX_AGE_MS = 30 * 86_400_000;
 
 export interface Config {
   readonly host: string;

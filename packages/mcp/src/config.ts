@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import {
   CACHE_DIR_ENV,
   cacheFolder,
+  DEFAULT_MAX_AGE_MS,
   dataFolder,
   ledgerPath,
   MAX_PER_MONTH_ENV,
@@ -37,8 +38,8 @@ export const DEFAULT_CONFIRM_ABOVE = 10;
 /** How long requests on the wire may still answer once the server stops (calls and file runs). */
 export const STOP_GRACE_MS = 1000;
 
-/** Cached answers are reused while this fresh (the CLI's default --max-age). */
-export const MAX_AGE_MS = 30 * 24 * 3600 * 1000;
+/** Cached answers are reused while this fresh (every client's default: the default retention). */
+export const MAX_AGE_MS = DEFAULT_MAX_AGE_MS;
 
 export interface Config {
   readonly sandbox: boolean;

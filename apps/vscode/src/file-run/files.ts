@@ -7,6 +7,7 @@ import {
   BulkError,
   type BulkPlan,
   cacheNamespace,
+  DEFAULT_MAX_AGE_MS,
   defaultCachePath,
   defaultOutputPath,
   planBulk,
@@ -17,8 +18,8 @@ import { serviceWords } from '../call/target';
 import { Privacy } from '../privacy/suppression';
 import { type FileFingerprint, fingerprint } from './file-fingerprint';
 
-/** The CLI's default `--max-age 30d`: older answers are asked again. */
-export const MAX_AGE_MS = 30 * 24 * 3_600_000;
+/** Every client's default maximum age (the default retention): older answers are asked again. */
+export const MAX_AGE_MS = DEFAULT_MAX_AGE_MS;
 
 export interface CsvRun {
   readonly op: Operation;

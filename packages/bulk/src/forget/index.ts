@@ -40,6 +40,7 @@ export { type HeldAnswer, journalName, type LocalStores, localJournals } from '.
 export { type PeopleRead, readPeople } from './people-file.js';
 export type { SharedPrivacy } from './postgres-privacy.js';
 export {
+  DEFAULT_MAX_AGE_MS,
   DEFAULT_RETENTION_DAYS,
   MAX_RETENTION_DAYS,
   MIN_RETENTION_DAYS,

@@ -14,6 +14,13 @@ export const MIN_RETENTION_DAYS = 1;
 export const MAX_RETENTION_DAYS = 365;
 const DAY_MS = 86_400_000;
 
+/**
+ * The answers' default maximum age, every client's (the CLI's --max-age, the MCP server, VS Code,
+ * the functions server): the default retention, so that a client keeps using what the user's
+ * stores keep. (The Sheets add-on cannot import this package and keeps its own 30 days.)
+ */
+export const DEFAULT_MAX_AGE_MS = DEFAULT_RETENTION_DAYS * DAY_MS;
+
 /** The problem with a number of days, or undefined when it is a whole number from 1 to 365. */
 export function retentionProblem(days: number): string | undefined {
   if (!Number.isInteger(days) || days < MIN_RETENTION_DAYS || days > MAX_RETENTION_DAYS) {

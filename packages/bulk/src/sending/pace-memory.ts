@@ -21,7 +21,11 @@ import { dirname } from 'node:path';
 import type { RememberedPace } from '@enrich/core';
 import { openRegularFile } from '../run/file-guard.js';
 
-/** Entries older than this are ignored. */
+/**
+ * Entries older than this are ignored. Not the answers' maximum age (forget/retention.ts), though
+ * also 30 days: a pace holds no personal data and the user's retention does not govern it; it goes
+ * stale because a service changes, whatever answers the user keeps.
+ */
 export const PACE_MAX_AGE_MS = 30 * 24 * 3600 * 1000;
 /** A file larger than this is not ours (a few hundred bytes per service and key). */
 const MAX_BYTES = 1 << 20;

@@ -6,6 +6,7 @@ import {
   CACHE_FILE,
   type CsvDelimiter,
   type CsvEncoding,
+  DEFAULT_MAX_AGE_MS,
   MAX_PER_MONTH_ENV,
   parseMonthlyCap,
   STORE_ENV,
@@ -35,7 +36,8 @@ import { FieldOption, flagOf } from './field-option.js';
 
 /** Most requests in flight a user may fix, or let the controller reach. */
 const MAX_CONCURRENCY = 256;
-const DEFAULT_MAX_AGE = '30d';
+/** Every client's default maximum age (bulk's: the default retention), as --help shows it. */
+const DEFAULT_MAX_AGE = `${DEFAULT_MAX_AGE_MS / 86_400_000}d`;
 
 /** The options of an operation's command, parsed. Durations are in milliseconds. */
 export interface OperationFlags {
