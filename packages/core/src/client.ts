@@ -103,7 +103,7 @@ export function createClient(options: ClientOptions = {}): EnrichClient {
       desk && checked.ok
         ? await desk(
             `${baseUrlOf(op, settings)} ${requestKey(op, checked.input)}`,
-            () => buy(op, input, signal),
+            () => buy(op, checked.input, signal),
             signal,
           )
         : { outcome: await buy(op, input, signal), cached: false };

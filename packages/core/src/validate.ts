@@ -65,11 +65,22 @@ function schemasOf(op: Operation) {
 }
 
 /**
+ * The inputs validate() returned, with the operation each was checked for. A client checks an input
+ * first (to refuse it in its own words, to find its request key) and then hands it to callOperation,
+ * which checks what it is given: an input validate() made for that operation, frozen so that nothing
+ * changed it since, is known by its identity and not checked a second time. Any other object, a
+ * copy included, is checked in full.
+ */
+const checkedFor = new WeakMap<CleanInput, Operation>();
+
+/**
  * Normalises and checks one input. Field names are matched exactly first, then loosely
  * (`phone` finds `Phone`), so callers may pass what the user typed; fields the operation does
- * not take are reported, not silently dropped.
+ * not take are reported, not silently dropped. Its clean input is frozen, and given again it is
+ * answered at once (see checkedFor).
  */
 export function validate(op: Operation, raw: unknown): Validation {
+  if (checkedFor.get(raw as CleanInput) === op) return { ok: true, input: raw as CleanInput };
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     return fail([{ field: '(input)', message: 'The input must be a set of named fields' }]);
   }
@@ -112,7 +123,9 @@ export function validate(op: Operation, raw: unknown): Validation {
     if (broken) issues.push({ field: ruleFields(rule).join('+'), message: broken });
   }
   if (issues.length > 0) return fail(issues, `${op.title}: `);
-  return { ok: true, input: inCatalogOrder(op, clean) };
+  const input = Object.freeze(inCatalogOrder(op, clean));
+  checkedFor.set(input, op);
+  return { ok: true, input };
 }
 
 /** The operation's field for a name as a user or a header might spell it. */
