@@ -7,7 +7,7 @@
 // journal: a paid answer is on disk before its result is returned, so no exit can lose it.
 // Writes of one process go one at a time, each answer once.
 import { AnswerStore, BulkError } from '@enrich/bulk';
-import type { Outcome } from '@enrich/core';
+import { abortableSleep, type Outcome } from '@enrich/core';
 
 export interface CacheOptions {
   readonly path: string;
@@ -25,8 +25,6 @@ export type Kept =
   | { readonly where: 'journal' }
   | { readonly where: 'aside'; readonly path: string; readonly reason: string }
   | { readonly where: 'nowhere'; readonly reason: string };
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class AnswerCache {
   /** Answers that could be kept nowhere on disk: at least this process does not pay twice. */
@@ -113,7 +111,7 @@ export class AnswerCache {
         if (!locked || this.stopping || Date.now() > deadline) {
           return locked ? `another process holds it: ${(error as Error).message}` : (error as Error).message;
         }
-        await sleep(50);
+        await abortableSleep(50);
       }
     }
   }

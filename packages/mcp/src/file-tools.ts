@@ -18,6 +18,7 @@ import {
   type StoreFront,
 } from '@enrich/bulk';
 import {
+  abortableSleep,
   type Breakdown,
   breakdownText,
   DEFAULT_RETRY_POLICY,
@@ -73,7 +74,7 @@ export interface FileToolsDeps {
   readonly stop: AbortSignal;
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const sleep = (ms: number) => abortableSleep(ms);
 
 export class FileTools {
   private readonly quotes = new Map<string, Quote>();

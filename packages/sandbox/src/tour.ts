@@ -1,7 +1,7 @@
 // `pnpm --filter @enrich/sandbox tour`: starts the sandbox and makes one call of each of the nine
 // operations through core (validation, request builder, fetch transport, response reader),
 // printing each result as the flat columns every client shows.
-import { callOperation, flattenRecord, OPERATIONS, outputColumns } from '@enrich/core';
+import { abortableSleep, callOperation, flattenRecord, OPERATIONS, outputColumns } from '@enrich/core';
 import { createFetchTransport } from '@enrich/core/fetch-transport';
 import { DEMO_KEY } from './sandbox.js';
 import { startSandboxServer } from './server.js';
@@ -15,7 +15,7 @@ for (const op of OPERATIONS) {
   const report = await callOperation(op, op.example, {
     transport,
     settings,
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    sleep: (ms) => abortableSleep(ms),
     now: Date.now,
   });
   const outcome = report.outcome;

@@ -9,6 +9,8 @@
 // Why syncSoon(): when no answer is on the way (the last ones of a run, or of a pause), waiting out
 // the interval would only make the last rows, and the run's end, later.
 
+import { abortableSleep } from '@enrich/core';
+
 export interface GroupCommitOptions {
   readonly intervalMs: number;
   /** Whether the file is open (a closed file is not synced). */
@@ -33,7 +35,7 @@ export class GroupCommit {
   /** syncSoon() was called and no line has been written since: the next sync does not wait. */
   private hurry = false;
   /** Ends the wait before the next sync, while there is one. */
-  private endWait: (() => void) | undefined;
+  private endWait: AbortController | undefined;
 
   constructor(private readonly options: GroupCommitOptions) {}
 
@@ -55,7 +57,7 @@ export class GroupCommit {
    */
   syncSoon(): void {
     this.hurry = true;
-    this.endWait?.();
+    this.endWait?.abort();
   }
 
   /** Resolves true once line `seq` is durable, false when it cannot be (a write or sync failed). */
@@ -73,13 +75,8 @@ export class GroupCommit {
   private async syncBatch(): Promise<void> {
     const wait = this.lastSyncAt + this.options.intervalMs - performance.now();
     if (wait > 0 && !this.hurry) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait);
-        this.endWait = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+      this.endWait = new AbortController();
+      await abortableSleep(wait, this.endWait.signal);
       this.endWait = undefined;
     }
     const target = this.written;

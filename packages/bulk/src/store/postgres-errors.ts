@@ -8,6 +8,7 @@
 //   connection broke, and a second would count it twice;
 // - what still fails throws StoreUnavailable, saying where (no password) and the code; never a row,
 //   a key or the statement's parameters (the driver's `detail` may quote a row: it is left out).
+import { abortableSleep } from '@enrich/core';
 import { StoreUnavailable } from './store-front.js';
 
 /** SQLSTATEs of a connection that broke or a server that is shutting down or starting. */
@@ -49,8 +50,6 @@ export function unavailable(where: string, what: string, error: unknown): StoreU
   return new StoreUnavailable(`${where}: ${what} failed: ${message}${code ? ` (${code})` : ''}`, code);
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Runs `operation`; once more after `delayMs` if it met a connection failure; wraps what still fails. */
 export async function retriedOnce<T>(
   where: string,
@@ -63,7 +62,7 @@ export async function retriedOnce<T>(
   } catch (error) {
     if (!isConnectionFailure(error)) throw unavailable(where, what, error);
   }
-  await sleep(delayMs);
+  await abortableSleep(delayMs);
   try {
     return await operation();
   } catch (error) {

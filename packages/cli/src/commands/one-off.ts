@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import { AnswerStore, type AnswerStoreOptions, isDocumented, isUnreadable, type Refuse } from '@enrich/bulk';
 import {
+  abortableSleep,
   type CleanInput,
   callOperation,
   flattenRecord,
@@ -201,7 +202,7 @@ async function call(options: OneOffOptions, input: CleanInput): Promise<Outcome>
       transport: createFetchTransport({ timeoutMs: options.timeoutMs }),
       settings: connection.settings,
       policy: options.policy,
-      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      sleep: (ms) => abortableSleep(ms),
       now: Date.now,
       onRetry: ({ delayMs, outcome }) => {
         const why = outcome.kind === 'error' ? outcome.error.message : '';
