@@ -10,9 +10,11 @@
 // two ways), so it is kept in one function here, with the parts it consults (knobs, allowance,
 // service model, buckets) passed in. The sandbox is strict where a lenient server would hide
 // client bugs: values must already be normalised ("(555) 010-2030" is a 400, as the API says
-// "numeric only"), and fields an operation does not take are a 400.
-import { type CleanInput, matchField, type Operation, validate } from '@enrich/core';
+// "numeric only"), and fields an operation does not take are a 400 (body-rules.ts: what the API
+// refuses, and only that: Email by the API's words, not core's client checks).
+import type { CleanInput, Operation } from '@enrich/core';
 import type { Allowances } from './allowance.js';
+import { bodyProblem } from './body-rules.js';
 import {
   answer,
   errorAnswer,
@@ -132,7 +134,7 @@ function pastGateway(
   ) {
     return error(400, 'The body must be a JSON object');
   }
-  const problem = strictProblem(op, parsed.value as Record<string, unknown>);
+  const problem = bodyProblem(op, parsed.value as Record<string, unknown>);
   if (problem) return error(400, problem);
   const input = parsed.value as CleanInput;
   const account = allowances.account(apiKey);
@@ -174,26 +176,4 @@ function pastGateway(
     delayMs,
   };
   return shaped.delivery ? { ...response, delivery: shaped.delivery } : response;
-}
-
-/** Why a body is not exactly what the API accepts, or undefined when it is. */
-function strictProblem(op: Operation, body: Record<string, unknown>): string | undefined {
-  for (const [name, value] of Object.entries(body)) {
-    if (!op.inputs.some((f) => f.name === name)) {
-      const near = matchField(op, name);
-      return near
-        ? `Unknown parameter ${name}; did you mean ${near.name}? (names are case-sensitive)`
-        : `Unknown parameter ${name}; ${op.title} takes ${op.inputs.map((f) => f.name).join(', ')}`;
-    }
-    if (typeof value !== 'string') return `${name} must be a JSON string`;
-  }
-  const checked = validate(op, body);
-  if (!checked.ok) return checked.message;
-  for (const [name, value] of Object.entries(body)) {
-    if (value === '') continue;
-    if (checked.input[name] !== value) {
-      return `${name} is not in the form the API requires; got ${JSON.stringify(value)}, expected ${JSON.stringify(checked.input[name])}`;
-    }
-  }
-  return undefined;
 }
