@@ -2,6 +2,7 @@
 // schema of its own for each front a test opens (so tests never see each other's rows), and the
 // purchase path every client follows (claim, buy, put) with a counter of what was bought.
 import type { Outcome } from '@enrich/core';
+import pg from 'pg';
 import { afterAll, beforeAll, onTestFinished } from 'vitest';
 import { PostgresStore, type PostgresStoreOptions } from '../src/store/postgres-store.js';
 import type { StoreFront } from '../src/store/store-front.js';
@@ -97,4 +98,34 @@ export async function pendingAfter(promise: Promise<unknown>, ms: number): Promi
   );
   await sleep(ms);
   return !settled;
+}
+
+/** Runs one statement on a connection of its own. */
+export async function sqlAt<T extends pg.QueryResultRow>(
+  url: string,
+  query: string,
+  values: unknown[] = [],
+): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(query, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Every row of every table of the schema, as text: what a byte scan of the store reads. */
+export async function tableText(url: string, schema: string): Promise<string> {
+  const tables = await sqlAt<{ table_name: string }>(
+    url,
+    'SELECT table_name FROM information_schema.tables WHERE table_schema = $1',
+    [schema],
+  );
+  let text = '';
+  for (const { table_name } of tables) {
+    const rows = await sqlAt<{ row: string }>(url, `SELECT t::text AS row FROM ${schema}.${table_name} t`);
+    text += `${rows.map((r) => r.row).join('\n')}\n`;
+  }
+  return text;
 }

@@ -143,6 +143,7 @@ describe('the schema', () => {
     expect(await sql(`SELECT version FROM ${schema}.schema_version ORDER BY version`)).toEqual([
       { version: 1 },
       { version: 2 },
+      { version: 3 },
     ]);
   }, 30_000);
 

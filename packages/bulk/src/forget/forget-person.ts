@@ -4,7 +4,8 @@
 // forget: 1. the identities go into the suppression lists first (the user's, and the shared store's
 //            when there is one), so that nothing is bought for the person from here on, even if a
 //            step below fails and forget must be run again;
-//         2. every local journal and the shared store lose every answer that holds the person;
+//         2. every local journal and the shared store lose every answer that holds the person, and so
+//            do the answers a front of the shared store set aside on this machine (postgres-rescue.ts);
 //         3. the request is recorded, without personal data (forget-log.ts).
 // undo:   the suppression entries added today are taken out (answers already removed stay removed).
 // held:   what every store keeps on the identities, read only.
@@ -13,6 +14,7 @@ import { type Identity, type IdentityKind, IdentityMatcher, utcDay } from '@enri
 import { addToForgetLog, type StoreReport } from './forget-log.js';
 import { forgetLocal, type HeldAnswer, heldLocal, type LocalStores, pruneLocal } from './local-stores.js';
 import type { SharedPrivacy } from './postgres-privacy.js';
+import { forgetSetAside, heldSetAside, pruneSetAside, type SetAsideOf } from './postgres-rescue.js';
 import { retentionMs } from './retention.js';
 import type { PgPrivacy, SharedTarget } from './shared-driver.js';
 import { addSuppressed, undoSuppressed } from './suppression-file.js';
@@ -59,6 +61,8 @@ export async function forgetEverywhere(
     stores.push({ store: privacy.where, removed: await pg.forgetInShared(privacy, matcher) });
   });
   stores.unshift(...(await forgetLocal(targets, matcher)));
+  const setAside = targets.shared && (await forgetSetAside(setAsideOf(targets, targets.shared), matcher));
+  if (setAside) stores.push(setAside);
   if (targets.more) stores.push(...(await targets.more.forget(matcher)));
   const suppression = local + (shared ?? 0);
   await addToForgetLog(
@@ -131,6 +135,7 @@ export async function heldEverywhere(
       });
     }
   });
+  if (targets.shared) held.push(...heldSetAside(setAsideOf(targets, targets.shared), matcher));
   if (targets.more) held.push(...(await targets.more.held(matcher)));
   return { held, stores };
 }
@@ -144,6 +149,8 @@ export async function pruneEverywhere(
   await withShared(targets, stores, async (privacy, pg) => {
     stores.push({ store: privacy.where, removed: await pg.pruneShared(privacy, maxAge) });
   });
+  const setAside = targets.shared && (await pruneSetAside(setAsideOf(targets, targets.shared), now - maxAge));
+  if (setAside) stores.push(setAside);
   if (targets.more) stores.push(...(await targets.more.prune(now - maxAge)));
   await addToForgetLog(
     targets.dataDir,
@@ -151,6 +158,16 @@ export async function pruneEverywhere(
     now,
   );
   return { days: maxAge / 86_400_000, stores };
+}
+
+// The shared store's answers set aside on this machine: found from its URL, without the database.
+function setAsideOf(targets: PrivacyTargets, shared: SharedTarget): SetAsideOf {
+  return {
+    url: shared.url,
+    schema: shared.schema,
+    rescueDir: targets.rescueDir,
+    lockWaitMs: targets.lockWaitMs,
+  };
 }
 
 // Opens the shared store when there is one; a store out of reach is a failed store in the report.

@@ -141,8 +141,8 @@ function copyPrefix(fd: number, aside: AsideFile, length: number): void {
   }
 }
 
-// A rescue or side file: small, read whole; deleted when nothing is left.
-function rewriteSmall(path: string, drop: Drop): { removed: number; kept: number } {
+/** A rescue or side file: small, read whole, replaced whole (crash-safe); deleted when nothing is left. */
+export function rewriteSmall(path: string, drop: Drop): { removed: number; kept: number } {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

@@ -107,12 +107,31 @@ export function heldLocal(stores: LocalStores, matcher: IdentityMatcher): HeldAn
         closeSync(fd);
       }
     }
-    for (const side of rescueFiles(rescuePathFor(path, stores.rescueDir ?? tmpdir()))) {
-      try {
-        for (const text of readFileSync(side, 'utf8').split('\n')) onLine(text);
-      } catch {
-        // Taken in by a writer meanwhile: its answers are in the journal now.
-      }
+    held.push(
+      ...heldInSmallFiles(rescueFiles(rescuePathFor(path, stores.rescueDir ?? tmpdir())), store, matcher),
+    );
+  }
+  return held;
+}
+
+/** The answers of rescue and side files (small, read whole) that hold one of the identities. */
+export function heldInSmallFiles(
+  paths: readonly string[],
+  store: string,
+  matcher: IdentityMatcher,
+): HeldAnswer[] {
+  const held: HeldAnswer[] = [];
+  for (const path of paths) {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch {
+      continue; // taken in by a writer meanwhile: its answers are where it put them now
+    }
+    for (const raw of text.split('\n')) {
+      if (!matcher.find(raw)) continue;
+      const line = parseLine(raw);
+      if (line) held.push({ store, namespace: line.ns, key: line.key, at: line.at, outcome: line.outcome });
     }
   }
   return held;

@@ -1,16 +1,16 @@
 // Forgetting in the shared PostgreSQL store (issue 38), beside the store's front (store/): the team's
 // suppression list, and forget, held and prune over the answers table of every namespace. A module
 // of its own, with its own small pool, so that the front is untouched; it runs the store's migration
-// first (a store never opened yet gets its tables), then creates the two tables it adds if missing,
-// under an advisory lock (instances opening at once):
+// first, which makes the list's tables (store/postgres-schema.ts, version 3):
 // - suppression (hash) -> kind, forgotten_on: the team's list, salted hashes only (core's
-//   suppression.ts), checked by every client of the store before a paid call;
+//   suppression.ts), checked by every client of the store before a paid call, and by every write of
+//   an answer (store/postgres-suppression.ts: entries are added under the list's lock, so that a
+//   write in flight either commits before them, and is found by the scan below, or keeps nothing);
 // - suppression_salt: one row, the list's random salt.
 // A forget scans the answers in pages of the primary key (any size of table, a bounded memory),
 // matches each row's key and outcome as text with core's IdentityMatcher (the same rule as the
 // journals), and deletes what matched, with the claims on those keys (a claim's key holds the
 // request). Nothing it throws holds a row, a key or the password.
-import { randomBytes } from 'node:crypto';
 import {
   type Identity,
   type IdentityMatcher,
@@ -21,7 +21,10 @@ import {
 import pg from 'pg';
 import { unavailable } from '../store/postgres-errors.js';
 import { checkSchemaName, migrate } from '../store/postgres-schema.js';
+import { readSalt, suppressionLock } from '../store/postgres-suppression.js';
+import { inTransaction } from '../store/postgres-transaction.js';
 import { describePostgresUrl } from '../store/store-url.js';
+import { deleteOlder } from './scheduled-prune.js';
 import { nodeHmac } from './suppression-file.js';
 
 export interface SharedPrivacy {
@@ -33,7 +36,7 @@ export interface SharedPrivacy {
 
 const PAGE = 2000;
 
-/** Connects, migrates, and makes the suppression tables; throws StoreUnavailable when it cannot. */
+/** Connects and migrates (the list's tables are the store's); throws StoreUnavailable when it cannot. */
 export async function openSharedPrivacy(url: string, schema = 'enrich'): Promise<SharedPrivacy> {
   checkSchemaName(schema);
   const where = describePostgresUrl(url);
@@ -41,28 +44,6 @@ export async function openSharedPrivacy(url: string, schema = 'enrich'): Promise
   pool.on('error', () => {});
   try {
     await migrate(pool, schema);
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [
-        'enrich-suppression',
-        schema,
-      ]);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${schema}.suppression (
-        hash text PRIMARY KEY, kind text NOT NULL, forgotten_on date NOT NULL)`);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${schema}.suppression_salt (
-        id integer PRIMARY KEY CHECK (id = 1), salt text NOT NULL)`);
-      await client.query(
-        `INSERT INTO ${schema}.suppression_salt (id, salt) VALUES (1, $1) ON CONFLICT DO NOTHING`,
-        [randomBytes(32).toString('hex')],
-      );
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
   } catch (error) {
     await pool.end().catch(() => {});
     throw unavailable(where, 'opening the store', error);
@@ -74,12 +55,7 @@ export async function closeSharedPrivacy(privacy: SharedPrivacy): Promise<void> 
   await privacy.pool.end();
 }
 
-async function saltOf(privacy: SharedPrivacy): Promise<string> {
-  const rows = await privacy.pool.query<{ salt: string }>(
-    `SELECT salt FROM ${privacy.schema}.suppression_salt WHERE id = 1`,
-  );
-  return rows.rows[0]?.salt as string;
-}
+const saltOf = (privacy: SharedPrivacy): Promise<string> => readSalt(privacy.pool, privacy.schema);
 
 /** The team's list, ready to check requests. */
 export async function loadSharedSuppression(privacy: SharedPrivacy): Promise<SuppressionCheck> {
@@ -94,22 +70,32 @@ export async function loadSharedSuppression(privacy: SharedPrivacy): Promise<Sup
   }
 }
 
-/** Adds the identities on day `on` (those not in it yet); returns how many were added. */
+/**
+ * Adds the identities on day `on` (those not in it yet), in one transaction under the list's lock
+ * (store/postgres-suppression.ts): it waits for the writes of answers in flight to commit, and
+ * writes after it see the entries. Returns how many were added.
+ */
 export async function addSharedSuppressed(
   privacy: SharedPrivacy,
   identities: readonly Identity[],
   on: string,
 ): Promise<number> {
+  const { pool, schema } = privacy;
   const salt = await saltOf(privacy);
-  let added = 0;
-  for (const identity of identities) {
-    const result = await privacy.pool.query(
-      `INSERT INTO ${privacy.schema}.suppression (hash, kind, forgotten_on) VALUES ($1, $2, $3::date) ON CONFLICT DO NOTHING`,
-      [suppressionHash(nodeHmac, salt, identity), identity.kind, on],
+  const add = async (client: pg.PoolClient) => {
+    const result = await client.query(
+      `INSERT INTO ${schema}.suppression (hash, kind, forgotten_on)
+       SELECT hash, kind, $3::date FROM unnest($1::text[], $2::text[]) AS u(hash, kind)
+       ON CONFLICT DO NOTHING`,
+      [
+        identities.map((identity) => suppressionHash(nodeHmac, salt, identity)),
+        identities.map((i) => i.kind),
+        on,
+      ],
     );
-    added += result.rowCount ?? 0;
-  }
-  return added;
+    return result.rowCount ?? 0;
+  };
+  return inTransaction(pool, add, suppressionLock(schema, 'exclusive'));
 }
 
 /** Takes the identities out where they were added on day `today`; returns those taken out and those kept. */
@@ -180,12 +166,11 @@ export async function forgetInShared(privacy: SharedPrivacy, matcher: IdentityMa
 
 /** Deletes answers bought longer ago than `maxAgeMs` (the database's clock); returns how many. */
 export async function pruneShared(privacy: SharedPrivacy, maxAgeMs: number): Promise<number> {
-  const result = await privacy.pool.query(
-    `DELETE FROM ${privacy.schema}.answers WHERE bought_at <= now() - $1::float8 * interval '1 millisecond'`,
-    [maxAgeMs],
-  );
-  return result.rowCount ?? 0;
+  return deleteOlder(privacy.pool, privacy.schema, maxAgeMs);
 }
+
+/** The prune the functions server runs on a schedule: see scheduled-prune.ts. */
+export { pruneOnSchedule, type ScheduledPrune } from './scheduled-prune.js';
 
 // Pages of the primary key: each page a short statement, whatever the table's size.
 async function scanAnswers(privacy: SharedPrivacy, onRow: (row: SharedHeld) => void): Promise<void> {

@@ -12,6 +12,8 @@ export interface PgContext {
   /** How the store is named in errors (no password). */
   readonly where: string;
   readonly retryDelayMs: number;
+  /** The salt of the store's suppression list (postgres-suppression.ts), read once at open. */
+  readonly salt: string;
 }
 
 /**

@@ -11,67 +11,118 @@
 //   (rescue-files.ts, AnswerStore.setAside), named for the store and its schema, which the next open
 //   of the store on this machine writes to the database (importSetAside); if even that fails, close
 //   says how many answers of which operations are lost, never a key or a row.
+// - Every write (a put's, the timer's, an import's) keeps only the answers whose request holds no
+//   person forgotten in the store (postgres-suppression.ts): one bought by a request in flight when
+//   the person was forgotten is the caller's this once, and not kept. A held answer so refused is
+//   done with, as one written.
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OPERATIONS, type Outcome } from '@enrich/core';
+import type pg from 'pg';
 import { AnswerStore } from './answer-store.js';
+import { acquireLock, type FileLock } from './file-lock.js';
 import { rescuePathFor } from './journal-file.js';
 import type { ClaimRenewal } from './postgres-claims.js';
 import type { PgContext } from './postgres-context.js';
-import { readRescued, settleRescued } from './rescue-files.js';
+import { keyHashes, notSuppressed, suppressionLock } from './postgres-suppression.js';
+import { inTransaction } from './postgres-transaction.js';
+import { readRescued, rescueFiles, settleRescued } from './rescue-files.js';
 import { StoreUnavailable } from './store-front.js';
 
-/** Stands for the store in rescue-files' names: one per database and schema (no password). */
-function rescueName(ctx: PgContext, rescueDir: string): string {
-  const id = createHash('sha256').update(`${ctx.where}\u0000${ctx.schema}`).digest('hex').slice(0, 16);
+/**
+ * Stands for the store in rescue-files' names: one per database and schema (no password). `where` is
+ * describePostgresUrl's (store-url.ts), so forget finds the files from the store's URL.
+ */
+export function postgresRescueName(where: string, schema: string, rescueDir: string): string {
+  const id = createHash('sha256').update(`${where}\u0000${schema}`).digest('hex').slice(0, 16);
   return join(rescueDir, `postgres-${id}`);
 }
 
-/** Writes answers (and ends this holder's claims on them) in one statement. */
+/** The store's rescue files are named from this path (rescue-files.ts), and locked by its `.lock`. */
+export function postgresRescuePath(where: string, schema: string, rescueDir: string): string {
+  return rescuePathFor(postgresRescueName(where, schema, rescueDir), rescueDir);
+}
+
+/**
+ * Writes answers (and ends this holder's claims on them) in one transaction that holds the
+ * suppression list's lock shared (postgres-suppression.ts): an answer whose request holds a person
+ * in the list is not kept, and no claim on it is left, whoever's (an import's answers were claimed
+ * by a front closed since). Returns how many were kept.
+ */
 async function writeAnswers(
   ctx: PgContext,
   holder: string,
   answers: readonly { key: string; outcome: Outcome; at?: number }[],
-): Promise<void> {
+): Promise<number> {
   const s = ctx.schema;
-  await ctx.pool.query(
-    `WITH kept AS (
-       INSERT INTO ${s}.answers AS a (namespace, key, outcome, bought_at)
-       SELECT $1, u.key, u.outcome::json, coalesce(to_timestamp(u.at / 1000.0), now())
-       FROM unnest($2::text[], $3::text[], $4::float8[]) AS u(key, outcome, at)
-       ON CONFLICT (namespace, key) DO UPDATE SET outcome = excluded.outcome, bought_at = excluded.bought_at
-         WHERE a.bought_at <= excluded.bought_at
-     )
-     DELETE FROM ${s}.claims WHERE namespace = $1 AND key = ANY($2::text[]) AND holder = $5`,
-    [
-      ctx.namespace,
-      answers.map(({ key }) => key),
-      answers.map(({ outcome }) => JSON.stringify(outcome)),
-      answers.map(({ at }) => at ?? null),
-      holder,
-    ],
-  );
+  const write = async (client: pg.PoolClient) => {
+    const result = await client.query<{ kept: string }>(
+      `WITH u AS (
+         SELECT * FROM unnest($2::text[], $3::text[], $4::float8[], $5::text[]) AS u(key, outcome, at, hashes)
+       ), kept AS (
+         INSERT INTO ${s}.answers AS a (namespace, key, outcome, bought_at)
+         SELECT $1, u.key, u.outcome::json, coalesce(to_timestamp(u.at / 1000.0), now())
+         FROM u WHERE ${notSuppressed(s, 'u.hashes')}
+         ON CONFLICT (namespace, key) DO UPDATE SET outcome = excluded.outcome, bought_at = excluded.bought_at
+           WHERE a.bought_at <= excluded.bought_at
+         RETURNING 1
+       ), ended AS (
+         DELETE FROM ${s}.claims c USING u
+         WHERE c.namespace = $1 AND c.key = u.key AND (c.holder = $6 OR NOT ${notSuppressed(s, 'u.hashes')})
+       )
+       SELECT count(*) AS kept FROM kept`,
+      [
+        ctx.namespace,
+        answers.map(({ key }) => key),
+        answers.map(({ outcome }) => JSON.stringify(outcome)),
+        answers.map(({ at }) => at ?? null),
+        answers.map(({ key }) => keyHashes(key, ctx.salt).join(',')),
+        holder,
+      ],
+    );
+    return Number(result.rows[0]?.kept ?? 0);
+  };
+  return inTransaction(ctx.pool, write, suppressionLock(s, 'shared'));
 }
 
 /**
- * Writes this namespace's answers that an earlier front set aside on this machine; returns how many.
- * A failure is left to the caller (the files stay for the next open).
+ * Writes this namespace's answers that an earlier front set aside on this machine (those of people
+ * forgotten meanwhile are not kept, as any write: writeAnswers); returns how many were read. Under
+ * the files' lock, which forget takes to rewrite them (forget/postgres-rescue.ts): one that is held
+ * leaves them for the next open. A failure is left to the caller (the files stay for the next open).
  */
 export async function importSetAside(ctx: PgContext, rescueDir = tmpdir()): Promise<number> {
   const oldest = ctx.maxAgeMs === null ? Number.NEGATIVE_INFINITY : Date.now() - ctx.maxAgeMs;
-  const rescued = readRescued(rescuePathFor(rescueName(ctx, rescueDir), rescueDir), ctx.namespace, oldest);
-  if (rescued.lines.length > 0) {
-    // The answers' own times: an answer is as old as its purchase, not its import.
-    const answers = rescued.lines.map(({ line }) => ({ key: line.key, outcome: line.outcome, at: line.at }));
-    await writeAnswers(ctx, '', answers);
+  const path = postgresRescuePath(ctx.where, ctx.schema, rescueDir);
+  // Most opens find none: no lock file is made for nothing.
+  if (rescueFiles(path).length === 0) return 0;
+  let lock: FileLock;
+  try {
+    lock = acquireLock(postgresRescueName(ctx.where, ctx.schema, rescueDir), 'answers set aside');
+  } catch {
+    return 0; // another front imports them, or a forget rewrites them, now
   }
   try {
-    settleRescued(rescued);
-  } catch {
-    // Another front of the store settled them meanwhile; a file left over is imported again, harmlessly.
+    const rescued = readRescued(path, ctx.namespace, oldest);
+    if (rescued.lines.length > 0) {
+      // The answers' own times: an answer is as old as its purchase, not its import.
+      const answers = rescued.lines.map(({ line }) => ({
+        key: line.key,
+        outcome: line.outcome,
+        at: line.at,
+      }));
+      await writeAnswers(ctx, '', answers);
+    }
+    try {
+      settleRescued(rescued);
+    } catch {
+      // A file that cannot be rewritten now is imported again by the next open, harmlessly.
+    }
+    return rescued.lines.length;
+  } finally {
+    lock.release();
   }
-  return rescued.lines.length;
 }
 
 /** `3 phone-lookup, 1 email-verify`: how many answers of each operation; never a key. */
@@ -147,7 +198,11 @@ export class HeldAnswers {
     const keys = [...this.held.keys()];
     const what = `${keys.length} paid answers (${byOperation(keys)}) of ${namespace} could not be written`;
     const report = AnswerStore.setAside(
-      { path: rescueName(this.ctx, this.rescueDir), namespace, rescueDir: this.rescueDir },
+      {
+        path: postgresRescueName(this.ctx.where, this.ctx.schema, this.rescueDir),
+        namespace,
+        rescueDir: this.rescueDir,
+      },
       keys.map((key) => ({ key, outcome: this.held.get(key) as Outcome })),
     );
     if (report.where === 'rescue') {

@@ -12,7 +12,17 @@
 // - query_spend (namespace, query_id) -> transactions: what each query's budget has spent;
 // - settings (namespace) -> max_transactions_per_month: the store's own monthly cap of a service,
 //   which every client of the store enforces (postgres-spend.ts: the lowest set wins);
+// - suppression (hash) -> kind, forgotten_on: the team's list of people forgotten (issue 38), salted
+//   hashes only (core's suppression.ts), checked by every client before a paid call and by every
+//   write of an answer (postgres-suppression.ts); suppression_salt: one row, the list's random salt;
+// - maintenance (task) -> done_at: when a task one instance does for all (the functions server's
+//   prune) was last done;
 // - schema_version: the migrations applied.
+//
+// Version 3 made the suppression tables a migration: before it, the forget module of a client made
+// them itself when it first ran (CREATE TABLE IF NOT EXISTS, outside schema_version). So version 3
+// creates them only if missing and keeps a salt already there: the entries of a version 2 store that
+// was already used to forget someone still refuse them.
 import type pg from 'pg';
 
 /** A SQL identifier we put in statements as is: checked, never quoted from user text. */
@@ -58,6 +68,25 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
       namespace text PRIMARY KEY,
       max_transactions_per_month bigint CHECK (max_transactions_per_month >= 0),
       updated_at timestamptz NOT NULL DEFAULT now()
+    );`,
+  // IF NOT EXISTS and ON CONFLICT: see "Version 3" above. The salt is two random UUIDs (the server's
+  // strong random source, 244 random bits) hashed to 64 hex digits, as long as the user's list's.
+  (s) => `
+    CREATE TABLE IF NOT EXISTS ${s}.suppression (
+      hash text PRIMARY KEY,
+      kind text NOT NULL,
+      forgotten_on date NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS ${s}.suppression_salt (
+      id integer PRIMARY KEY CHECK (id = 1),
+      salt text NOT NULL
+    );
+    INSERT INTO ${s}.suppression_salt (id, salt)
+      VALUES (1, encode(sha256((gen_random_uuid()::text || gen_random_uuid()::text)::bytea), 'hex'))
+      ON CONFLICT DO NOTHING;
+    CREATE TABLE ${s}.maintenance (
+      task text PRIMARY KEY,
+      done_at timestamptz NOT NULL
     );`,
 ];
 

@@ -7,7 +7,8 @@
 //
 // A paid answer whose put failed (the database is down) is held (postgres-held.ts): served by this
 // front, its claim kept renewed, written again every `flushMs` until it is, and at close set aside in a
-// rescue file that the next open imports.
+// rescue file that the next open imports. An answer whose request holds a person forgotten in the
+// store (its suppression list) is not kept: the caller who paid has it this once (postgres-held.ts).
 import { randomUUID } from 'node:crypto';
 import type { Outcome } from '@enrich/core';
 import pg from 'pg';
@@ -25,6 +26,7 @@ import {
   refundInDb,
   reserveInDb,
 } from './postgres-spend.js';
+import { readSalt } from './postgres-suppression.js';
 import { checkMonthlyCap, checkSpendRequest } from './spend-rules.js';
 import {
   type ClaimResult,
@@ -104,16 +106,22 @@ export class PostgresStore implements StoreFront {
     });
     // An idle connection the server ended (a restart) is the pool's to drop; unhandled, it would kill us.
     pool.on('error', () => {});
-    const ctx: PgContext = {
-      pool,
-      schema,
-      namespace: options.namespace,
-      maxAgeMs: Number.isFinite(options.maxAgeMs) ? options.maxAgeMs : null,
-      where,
-      retryDelayMs: options.retryDelayMs ?? 1000,
-    };
+    const retryDelayMs = options.retryDelayMs ?? 1000;
+    let ctx: PgContext;
     try {
-      await retriedOnce(where, 'opening the store', ctx.retryDelayMs, () => migrate(pool, schema));
+      const salt = await retriedOnce(where, 'opening the store', retryDelayMs, async () => {
+        await migrate(pool, schema);
+        return readSalt(pool, schema);
+      });
+      ctx = {
+        pool,
+        schema,
+        namespace: options.namespace,
+        maxAgeMs: Number.isFinite(options.maxAgeMs) ? options.maxAgeMs : null,
+        where,
+        retryDelayMs,
+        salt,
+      };
       await forgetOldQueries(ctx);
       await keepMonthlyCap(ctx, options.maxTransactionsPerMonth);
       await importSetAside(ctx, options.rescueDir);
