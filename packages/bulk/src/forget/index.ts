@@ -49,9 +49,11 @@ export {
   retentionProblem,
   setRetentionDays,
 } from './retention.js';
+export type { ScheduledPrune } from './scheduled-prune.js';
 export {
   type PgPrivacy,
   postgresPrivacy,
+  pruneSharedOnSchedule,
   readSharedSuppression,
   type SharedTarget,
   sharedTarget,

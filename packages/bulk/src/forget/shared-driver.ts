@@ -3,6 +3,8 @@
 // driver of its PrivacyTargets (forget-person.ts); a client without one (VS Code) never names it, so
 // the PostgreSQL driver stays out of its bundle.
 import type { SuppressionCheck } from '@enrich/core';
+import { unavailable } from '../store/postgres-errors.js';
+import type { ScheduledPrune } from './scheduled-prune.js';
 
 export type PgPrivacy = typeof import('./postgres-privacy.js');
 
@@ -30,5 +32,27 @@ export async function readSharedSuppression(url: string, schema?: string): Promi
     return await pg.loadSharedSuppression(privacy);
   } finally {
     await pg.closeSharedPrivacy(privacy);
+  }
+}
+
+/**
+ * The functions server's prune of the shared store on a schedule (scheduled-prune.ts): answers older
+ * than `maxAgeMs` deleted, unless another instance does it now or did it less than half of `everyMs`
+ * ago. Throws StoreUnavailable (no password) when the store cannot be reached.
+ */
+export async function pruneSharedOnSchedule(
+  url: string,
+  maxAgeMs: number,
+  everyMs: number,
+  schema?: string,
+): Promise<ScheduledPrune> {
+  const pg = await postgresPrivacy();
+  const privacy = await pg.openSharedPrivacy(url, schema);
+  try {
+    return await pg.pruneOnSchedule(privacy, maxAgeMs, everyMs);
+  } catch (error) {
+    throw unavailable(privacy.where, 'pruning old answers', error);
+  } finally {
+    await pg.closeSharedPrivacy(privacy).catch(() => {});
   }
 }
