@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { Purchases } from './call/purchase';
 import { Config } from './config';
 import { History } from './history';
+import { HistoryFile } from './history-file';
 import { ApiKeyStore } from './key/store';
 import { Log } from './log';
 import { Privacy } from './privacy/suppression';
@@ -46,7 +47,12 @@ export class Ctx {
   private constructor(readonly extension: vscode.ExtensionContext) {
     this.keys = new ApiKeyStore(extension.secrets);
     const scrub = (text: string) => this.scrub(text);
-    this.history = new History(extension.globalState, () => this.config.historySize, scrub);
+    this.history = new History(
+      new HistoryFile(extension.globalStorageUri.fsPath),
+      () => this.config.historySize,
+      scrub,
+      (message) => this.log.warn(message),
+    );
     this.results = new ResultDocuments(this.history, scrub);
     this.status = new StatusBar(this.config);
     this.resultView = new ResultView(this.results, scrub);
@@ -83,8 +89,16 @@ export class Ctx {
   static async create(extension: vscode.ExtensionContext): Promise<Ctx> {
     const ctx = new Ctx(extension);
     await ctx.refresh();
+    // A History an earlier version kept in globalState moves to the History file, once.
+    await ctx.history.moveFrom(extension.globalState);
     // People forgotten since the last session (with `enrich forget`) leave the History now.
-    await ctx.privacy.purgeHistory(ctx.history);
+    try {
+      await ctx.privacy.purgeHistory(ctx.history);
+    } catch (error) {
+      ctx.log.warn(
+        `The History could not be checked against the suppression list: ${(error as Error).message}`,
+      );
+    }
     return ctx;
   }
 

@@ -1,8 +1,11 @@
-// Recent calls, newest first, kept in the extension's globalState so they survive restarts, and
-// capped by the `enrich.historySize` setting. An entry holds the request with the key already
-// redacted, and passes through the key scrubber: nothing here can leak it, even if the storage file
-// is read. A paid answer keeps the body the service sent (capped at HISTORY_RAW_MAX_CHARS), so that
-// a later version can read it again without paying.
+// Recent calls, newest first, kept in a file of the extension's own (history-file.ts: written whole
+// and crash-safe, so a call removed is gone from the disk) so they survive restarts, and capped by
+// the `enrich.historySize` setting. Versions before kept them in globalState: moved to the file once,
+// on activation (moveFrom). An entry holds the request with the key already redacted, and passes
+// through the key scrubber: nothing here can leak it, even if the file is read. A paid answer keeps
+// the body the service sent (capped at HISTORY_RAW_MAX_CHARS), so that a later version can read it
+// again without paying. A History that cannot be written never loses a call's answer: the call goes
+// on (its result stays open), and the problem is said once.
 import {
   type CleanInput,
   capRaw,
@@ -15,9 +18,11 @@ import {
   redactRequest,
 } from '@enrich/core';
 import * as vscode from 'vscode';
+import type { HistoryFile } from './history-file';
 
+/** Where versions before the History file kept it, in globalState; moved to the file on activation. */
 export const HISTORY_STATE_KEY = 'enrich.history';
-/** How much of an answer's body each entry keeps; globalState holds every entry in memory. */
+/** How much of an answer's body each entry keeps; the History is held in memory and rewritten whole. */
 export const HISTORY_RAW_MAX_CHARS = 65_536;
 
 export interface HistoryEntry {
@@ -43,17 +48,23 @@ export interface HistoryEntry {
 export class History implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
+  private warned = false;
 
   constructor(
-    private readonly state: vscode.Memento,
+    private readonly file: HistoryFile,
     private readonly capacity: () => number,
     private readonly scrub: (text: string) => string = (text) => text,
+    private readonly warn: (message: string) => void = () => {},
   ) {}
 
-  /** Newest first. */
+  /** Newest first; none when the file cannot be read (said once). */
   all(): readonly HistoryEntry[] {
-    const stored = this.state.get<unknown>(HISTORY_STATE_KEY, []);
-    return Array.isArray(stored) ? stored.filter(isEntry) : [];
+    try {
+      return this.file.read().filter(isEntry);
+    } catch (error) {
+      this.failed(error as Error);
+      return [];
+    }
   }
 
   get(id: string): HistoryEntry | undefined {
@@ -64,7 +75,10 @@ export class History implements vscode.Disposable {
     return this.all()[0];
   }
 
-  /** Adds a call; the request is redacted and the whole entry scrubbed here, whatever the caller passed. */
+  /**
+   * Adds a call; the request is redacted and the whole entry scrubbed here, whatever the caller
+   * passed. A file that cannot be written is said, not thrown: the call was made and its answer shown.
+   */
   async add(entry: HistoryEntry): Promise<void> {
     const redacted = {
       ...entry,
@@ -72,34 +86,85 @@ export class History implements vscode.Disposable {
       outcome: withCappedRaw(entry.outcome),
     };
     const safe = JSON.parse(this.scrub(JSON.stringify(redacted))) as HistoryEntry;
-    await this.save([safe, ...this.all()]);
+    try {
+      await this.save((all) => [safe, ...all]);
+    } catch (error) {
+      this.failed(error as Error);
+    }
   }
 
   async delete(id: string): Promise<void> {
-    await this.save(this.all().filter((entry) => entry.id !== id));
+    await this.removeWhere((entry) => entry.id === id);
   }
 
   async clear(): Promise<void> {
-    await this.save([]);
+    await this.save(() => []);
   }
 
   /** Deletes every entry `remove` picks (a person forgotten, an answer past the retention); returns how many. */
   async removeWhere(remove: (entry: HistoryEntry) => boolean): Promise<number> {
-    const all = this.all();
-    const kept = all.filter((entry) => !remove(entry));
-    if (kept.length !== all.length) await this.save(kept);
-    return all.length - kept.length;
+    let removed = 0;
+    await this.save((all) => {
+      const kept = all.filter((entry) => !remove(entry));
+      removed = all.length - kept.length;
+      return removed > 0 ? kept : undefined;
+    });
+    return removed;
   }
 
   /** Applies a smaller cap at once, after the setting changed. */
   async trim(): Promise<void> {
-    const all = this.all();
-    if (all.length > this.capacity()) await this.save(all);
+    try {
+      await this.save((all) => (all.length > this.capacity() ? all : undefined));
+    } catch (error) {
+      this.failed(error as Error);
+    }
   }
 
-  private async save(entries: readonly HistoryEntry[]): Promise<void> {
-    await this.state.update(HISTORY_STATE_KEY, entries.slice(0, this.capacity()));
-    this.changed.fire();
+  /**
+   * Moves a History that an earlier version kept in globalState into the file (once: the key is
+   * cleared after), merged with what the file holds; returns how many entries it moved. A crash
+   * between the two steps moves them again next time, and entries already there are not doubled.
+   */
+  async moveFrom(state: vscode.Memento): Promise<number> {
+    const stored = state.get<unknown>(HISTORY_STATE_KEY);
+    if (stored === undefined) return 0;
+    const old = Array.isArray(stored) ? stored.filter(isEntry) : [];
+    let moved = 0;
+    try {
+      await this.save((all) => {
+        const have = new Set(all.map((entry) => entry.id));
+        const added = old.filter((entry) => !have.has(entry.id));
+        moved = added.length;
+        return [...all, ...added].sort((a, b) => b.at - a.at);
+      });
+    } catch (error) {
+      // The old History stays where it was, for the next activation to move.
+      this.failed(error as Error);
+      return 0;
+    }
+    await state.update(HISTORY_STATE_KEY, undefined);
+    return moved;
+  }
+
+  /** Rewrites the file with `edit` of its entries (undefined: nothing changes), capped. */
+  private async save(edit: (all: HistoryEntry[]) => HistoryEntry[] | undefined): Promise<void> {
+    let edited = false;
+    await this.file.change((stored) => {
+      const next = edit(stored.filter(isEntry));
+      edited = next !== undefined;
+      return next?.slice(0, this.capacity());
+    });
+    if (edited) this.changed.fire();
+  }
+
+  private failed(error: Error): void {
+    this.warn(`History ${this.file.path}: ${error.message}`);
+    if (this.warned) return;
+    this.warned = true;
+    void vscode.window.showWarningMessage(
+      `Enrichment could not use its History file (${error.message}). Calls go on; the History view may miss them.`,
+    );
   }
 
   dispose(): void {

@@ -65,11 +65,9 @@ function historyStore(ctx: Ctx): NonNullable<PrivacyTargets['more']> {
   const holds = (matcher: IdentityMatcher) => (entry: HistoryEntry) =>
     matcher.find(JSON.stringify(entry)) !== undefined;
   return {
-    forget: async (matcher): Promise<StoreReport[]> => [
-      { store: HISTORY_STORE, removed: await ctx.history.removeWhere(holds(matcher)) },
-    ],
+    forget: async (matcher): Promise<StoreReport[]> => [await removeFromHistory(ctx, holds(matcher))],
     prune: async (oldest): Promise<StoreReport[]> => [
-      { store: HISTORY_STORE, removed: await ctx.history.removeWhere((entry) => entry.at < oldest) },
+      await removeFromHistory(ctx, (entry) => entry.at < oldest),
     ],
     held: async (matcher): Promise<HeldAnswer[]> =>
       ctx.history
@@ -88,6 +86,15 @@ function historyStore(ctx: Ctx): NonNullable<PrivacyTargets['more']> {
           };
         }),
   };
+}
+
+/** The History file rewritten without the entries `remove` picks; a file that could not be is a failed store. */
+async function removeFromHistory(ctx: Ctx, remove: (entry: HistoryEntry) => boolean): Promise<StoreReport> {
+  try {
+    return { store: HISTORY_STORE, removed: await ctx.history.removeWhere(remove) };
+  } catch (error) {
+    return { store: HISTORY_STORE, removed: 0, failed: (error as Error).message };
+  }
 }
 
 export function privacyTargets(ctx: Ctx): PrivacyTargets {

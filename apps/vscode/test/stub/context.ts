@@ -1,5 +1,5 @@
 // The extension's context in the vscode stand-in: globalState, secret storage, and a global storage
-// folder of its own (a fresh temporary path: the spend ledger's).
+// folder of its own (a fresh temporary path: the spend ledger's and the History's).
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,11 @@ export class MementoStub {
     return this.values.has(key) ? (structuredClone(this.values.get(key)) as T) : fallback;
   }
   async update(key: string, value: unknown): Promise<void> {
+    // undefined removes the key, as in VS Code.
+    if (value === undefined) {
+      this.values.delete(key);
+      return;
+    }
     // Stored as JSON, as VS Code does: what is kept is exactly what a storage file would hold.
     this.values.set(key, JSON.parse(JSON.stringify(value)));
   }

@@ -21,7 +21,7 @@ import type * as vscode from 'vscode';
 import { FREE_FROM_HISTORY, SPENDS } from '../../src/chat/confirmation-text';
 import type { OperationTool } from '../../src/chat/tools';
 import { deactivate } from '../../src/extension';
-import { HISTORY_STATE_KEY, type HistoryEntry } from '../../src/history';
+import type { HistoryEntry } from '../../src/history';
 import {
   CHAT_TOOL_TAG,
   COMMAND,
@@ -38,7 +38,7 @@ import {
   setSetting,
   ui,
 } from '../vscode-stub';
-import { activateWithSandbox, closeHarnesses, type Harness, TEST_KEY } from './harness';
+import { activateWithSandbox, closeHarnesses, type Harness, storedHistory, TEST_KEY } from './harness';
 
 const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
 // A CommonMark renderer, as VS Code renders a confirmation's Markdown (markdown-it comes with vsce).
@@ -66,7 +66,7 @@ const h = () => {
 };
 const spent = () => h().server.sandbox.transactions(TEST_KEY);
 const requests = () => h().server.sandbox.stats().requests;
-const stored = () => h().context.globalState.get<HistoryEntry[]>(HISTORY_STATE_KEY, []) ?? [];
+const stored = () => storedHistory(h().context);
 const ledger = () => {
   try {
     return readLedger(readFileSync(join(h().context.globalStorageUri.fsPath, LEDGER_FILE), 'utf8')).entries;

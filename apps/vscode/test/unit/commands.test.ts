@@ -6,7 +6,7 @@ import { API_KEY_ENV, checkApiKey, getOperation, OPERATIONS, readLedger, toCurl 
 import { DEMO_KEY, RESERVED } from '@enrich/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCommands } from '../../src/commands';
-import { HISTORY_STATE_KEY, type HistoryEntry } from '../../src/history';
+import type { HistoryEntry } from '../../src/history';
 import { COMMAND, contributes, operationCommandId } from '../../src/manifest';
 import { LEDGER_FILE } from '../../src/spend/ledger';
 import { commands, reply, setSetting, ui } from '../vscode-stub';
@@ -18,6 +18,8 @@ import {
   type Harness,
   lastResult,
   repliesFor,
+  storedHistory,
+  storedHistoryText,
   TEST_KEY,
 } from './harness';
 
@@ -74,9 +76,10 @@ describe('a call', () => {
     reply({ type: '5550102030' });
     const entry = await run(operationCommandId(getOperation('phone-lookup')));
     expect(entry).toBeDefined();
-    const stored = harness.context.globalState.dump();
+    const stored = storedHistoryText(harness.context);
     expect(stored).toContain('5550102030');
     expect(stored).not.toContain(TEST_KEY);
+    expect(harness.context.globalState.dump()).not.toContain(TEST_KEY);
     expect(ui.output.join('\n')).toContain('Phone Lookup POST');
     expect(ui.output.join('\n')).not.toContain(TEST_KEY);
     expect(ui.documents.map((d) => d.text).join('\n')).not.toContain(TEST_KEY);
@@ -84,12 +87,7 @@ describe('a call', () => {
     await run(COMMAND.copyLastRequestAsCurl);
     expect(ui.clipboard).toContain(`$${API_KEY_ENV}`);
     expect(ui.clipboard).not.toContain(TEST_KEY);
-    expect(ui.clipboard).toBe(
-      toCurl(
-        harness.context.globalState.get<HistoryEntry[]>(HISTORY_STATE_KEY)?.[0]?.request ??
-          (undefined as never),
-      ),
-    );
+    expect(ui.clipboard).toBe(toCurl(storedHistory(harness.context)[0]?.request ?? (undefined as never)));
   });
 
   it('refuses invalid input given to the command without sending anything', async () => {
@@ -161,7 +159,7 @@ describe('a call', () => {
     expect(ui.messages.at(-1)?.text).toMatch(
       /^Phone Lookup: cancelled after the request was sent, before its answer: the service may have billed it\. It is in the History and the spend ledger as may have been paid; asking again may pay again\.$/,
     );
-    const stored = harness.context.globalState.get<HistoryEntry[]>(HISTORY_STATE_KEY, []) ?? [];
+    const stored = storedHistory(harness.context);
     expect(stored).toHaveLength(1);
     expect(stored[0]).toMatchObject({
       paid: false,
@@ -237,17 +235,17 @@ describe('history', () => {
     harness = await activateWithSandbox();
     await setSetting('enrich.historySize', 2);
     await callTimes(3);
-    const kept = harness.context.globalState.get<HistoryEntry[]>(HISTORY_STATE_KEY, []) ?? [];
+    const kept = storedHistory(harness.context);
     expect(kept.map((e) => e.input.Phone)).toEqual(['5550102032', '5550102031']);
     await setSetting('enrich.historySize', 1);
     await new Promise((r) => setTimeout(r, 10));
-    expect(harness.context.globalState.get<HistoryEntry[]>(HISTORY_STATE_KEY, [])).toHaveLength(1);
+    expect(storedHistory(harness.context)).toHaveLength(1);
   });
 
   it('re-runs, copies, deletes and clears from the context menu', async () => {
     harness = await activateWithSandbox();
     await callTimes(2);
-    const [newest, oldest] = harness.context.globalState.get<HistoryEntry[]>(HISTORY_STATE_KEY, []) ?? [];
+    const [newest, oldest] = storedHistory(harness.context);
     if (!newest || !oldest) throw new Error('two entries expected');
 
     const again = await run(COMMAND.rerun, oldest);
@@ -261,13 +259,13 @@ describe('history', () => {
     expect(lastResult().input).toEqual(oldest.input);
 
     await run(COMMAND.deleteEntry, newest);
-    const left = harness.context.globalState.get<HistoryEntry[]>(HISTORY_STATE_KEY, []) ?? [];
+    const left = storedHistory(harness.context);
     expect(left.map((e) => e.id)).not.toContain(newest.id);
     expect(left).toHaveLength(2);
 
     ui.answer = (m) => (m.modal ? 'Clear History' : undefined);
     await run(COMMAND.clearHistory);
-    expect(harness.context.globalState.get(HISTORY_STATE_KEY, [])).toEqual([]);
+    expect(storedHistory(harness.context)).toEqual([]);
   });
 
   it('Show History focuses the History view', async () => {

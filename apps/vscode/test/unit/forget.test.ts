@@ -1,7 +1,7 @@
 // "Enrichment: Forget a Person" (issue 38) against a real sandbox over HTTP on 127.0.0.1, with the
-// vscode stand-in playing the user: what is held is counted and confirmed first; then the History,
-// every registered answer cache and the cache folder's lose every answer holding the person (a byte
-// scan of each in every spelling finds nothing), the suppression list gains hashes only, and from
+// vscode stand-in playing the user: what is held is counted and confirmed first; then the History's
+// file, every registered answer cache and the cache folder's lose every answer holding the person (a
+// byte scan of each in every spelling finds nothing), the suppression list gains hashes only, and from
 // then on the palette, the chat tools and a file's plan refuse the person before the History or the
 // service. A person forgotten with `enrich forget` (the same data folder) leaves the History at the
 // next activation.
@@ -14,10 +14,16 @@ import type * as vscode from 'vscode';
 import { byteScan } from '../../../../packages/bulk/test/byte-scan';
 import { activate } from '../../src/extension';
 import { csvRun, planRun } from '../../src/file-run/files';
-import { HISTORY_STATE_KEY, type HistoryEntry } from '../../src/history';
 import { COMMAND, chatToolName, operationCommandId } from '../../src/manifest';
 import { commands, lm, ui } from '../vscode-stub';
-import { activateWithSandbox, closeHarnesses, type Harness, tempDir } from './harness';
+import {
+  activateWithSandbox,
+  closeHarnesses,
+  type Harness,
+  storedHistory,
+  storedHistoryText,
+  tempDir,
+} from './harness';
 
 const PERSON = { phone: '5550102030', email: 'jane.doe@example.com' };
 const lookup = getOperation('phone-lookup');
@@ -45,7 +51,7 @@ afterEach(async () => {
 });
 
 const run = (id: string, ...args: unknown[]) => commands.executeCommand<unknown>(id, ...args);
-const history = () => harness.context.globalState.get<HistoryEntry[]>(HISTORY_STATE_KEY, []) ?? [];
+const history = () => storedHistory(harness.context);
 const requests = () => harness.server.sandbox.requests();
 
 /** An answer cache a file run wrote (registered as runs register theirs), holding the person and another. */
@@ -72,7 +78,10 @@ describe('Forget a Person', () => {
     const mcp = join(cacheDir, 'answers.jsonl');
     mkdirSync(cacheDir, { recursive: true });
     writeFileSync(mcp, readFileSync(cache));
+    // The History's file (the extension's global storage folder) holds the person: the scan covers it.
+    const storage = harness.context.globalStorageUri.fsPath;
     expect(byteScan([cache, mcp], PERSON).length).toBeGreaterThan(0);
+    expect(byteScan([storage], PERSON).length).toBeGreaterThan(0);
     expect(history()).toHaveLength(3);
 
     // A chat call confirmed (as paid) just before the forget, and run just after it.
@@ -98,11 +107,12 @@ describe('Forget a Person', () => {
     expect(ui.messages.at(-1)).toMatchObject({ severity: 'info' });
     expect(ui.messages.at(-1)?.text).toMatch(/^Forgotten: 4 kept answers removed/);
 
-    // Nothing of the person anywhere: the History (globalState), the caches, the data folder.
+    // Nothing of the person anywhere: the History's file and the folder it is in (no aside file
+    // left), the caches, the data folder, and globalState (where the History no longer goes).
     expect(history().map((e) => e.input)).toEqual([{ Phone: '5550109999' }]);
-    expect(byteScan([cache, mcp, dataDir], PERSON)).toEqual([]);
-    const state = JSON.stringify(harness.context.globalState.get(HISTORY_STATE_KEY));
-    expect(state).not.toMatch(/5550102030|jane\.doe/i);
+    expect(byteScan([storage, cache, mcp, dataDir], PERSON)).toEqual([]);
+    expect(storedHistoryText(harness.context)).not.toMatch(/5550102030|jane\.doe/i);
+    expect(harness.context.globalState.dump()).not.toMatch(/5550102030|jane\.doe/i);
     // Hashes are hex: a bare "555" turns up in them by chance, the whole number or a name cannot.
     expect(readFileSync(suppressionPath(dataDir), 'utf8')).not.toMatch(/5550102030|010-2030|jane|example/i);
     expect(readForgetLog(dataDir)).toHaveLength(1);
@@ -166,15 +176,12 @@ describe('Forget a Person', () => {
     harness = await activateWithSandbox();
     await run(operationCommandId(lookup), { Phone: '5550102030' });
     await run(operationCommandId(lookup), { Phone: '5550109999' });
-    const state = harness.context.globalState;
     const read = identitiesOf({ Phone: '5550102030' });
     if (!read.ok) throw new Error(read.message);
     await forgetEverywhere({ dataDir, cacheDir }, read.identities);
-    // The window reloads: the same globalState, a new activation.
+    // The window reloads: the same global storage folder, a new activation.
     for (const d of harness.context.subscriptions.splice(0)) d.dispose();
     await activate(harness.context as unknown as vscode.ExtensionContext);
-    expect((state.get<HistoryEntry[]>(HISTORY_STATE_KEY, []) ?? []).map((e) => e.input)).toEqual([
-      { Phone: '5550109999' },
-    ]);
+    expect(history().map((e) => e.input)).toEqual([{ Phone: '5550109999' }]);
   });
 });

@@ -1,6 +1,6 @@
 // Activates the extension against the vscode stand-in, with both base URLs pointing at a real
 // sandbox on 127.0.0.1 (a free port), and helps tests answer the quick inputs.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CleanInput, type Operation, type OutputRecord, readResponse, validate } from '@enrich/core';
@@ -8,6 +8,8 @@ import { createSandbox, type SandboxServer, type ServerOptions, startSandboxServ
 import { afterAll } from 'vitest';
 import type * as vscode from 'vscode';
 import { activate } from '../../src/extension';
+import type { HistoryEntry } from '../../src/history';
+import { HISTORY_FILE, HistoryFile } from '../../src/history-file';
 import { choicesOf, fieldSteps, groupLabel } from '../../src/input/plan';
 import { createExtensionContext, type Reply, resetStub, setSetting, ui } from '../vscode-stub';
 
@@ -116,6 +118,29 @@ export function cleanExample(op: Operation): CleanInput {
   const checked = validate(op, op.example);
   if (!checked.ok) throw new Error(checked.message);
   return checked.input;
+}
+
+type Context = ReturnType<typeof createExtensionContext>;
+
+/** The bytes of the extension's History file (in its global storage folder) as text; '' when there is none. */
+export function storedHistoryText(context: Context): string {
+  try {
+    return readFileSync(join(context.globalStorageUri.fsPath, HISTORY_FILE), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    throw error;
+  }
+}
+
+/** The History as stored in its file, newest first, read here without the extension's code. */
+export function storedHistory(context: Context): HistoryEntry[] {
+  const text = storedHistoryText(context);
+  return text === '' ? [] : (JSON.parse(text) as { entries: HistoryEntry[] }).entries;
+}
+
+/** Replaces the stored History (as another window would), through the file's own front. */
+export async function writeStoredHistory(context: Context, entries: readonly HistoryEntry[]): Promise<void> {
+  await new HistoryFile(context.globalStorageUri.fsPath).change(() => entries);
 }
 
 /** The last result document shown, parsed. */

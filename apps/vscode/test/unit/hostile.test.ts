@@ -1,13 +1,24 @@
 // The extension against a service that does not answer as the API description says: the sandbox's
 // misbehave modes over real HTTP on 127.0.0.1, with the vscode stand-in playing the user.
+
+import { readFileSync } from 'node:fs';
 import { createScrubber, getOperation, KEY_HIDDEN } from '@enrich/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ASK_AGAIN } from '../../src/call/actions';
 import { statusText } from '../../src/call/status-text';
-import { HISTORY_RAW_MAX_CHARS, HISTORY_STATE_KEY, History, type HistoryEntry } from '../../src/history';
+import { HISTORY_RAW_MAX_CHARS, History, type HistoryEntry } from '../../src/history';
+import { HistoryFile } from '../../src/history-file';
 import { COMMAND, operationCommandId } from '../../src/manifest';
-import { commands, MementoStub, reply, setSetting, ui } from '../vscode-stub';
-import { activateWithSandbox, closeHarnesses, type Harness, lastResult, TEST_KEY } from './harness';
+import { commands, reply, setSetting, ui } from '../vscode-stub';
+import {
+  activateWithSandbox,
+  closeHarnesses,
+  type Harness,
+  lastResult,
+  storedHistory,
+  TEST_KEY,
+  tempDir,
+} from './harness';
 
 let harness: Harness | undefined;
 afterEach(closeHarnesses);
@@ -15,7 +26,7 @@ afterEach(closeHarnesses);
 const phoneLookup = operationCommandId(getOperation('phone-lookup'));
 const run = (id: string, ...args: unknown[]) =>
   commands.executeCommand<HistoryEntry | undefined>(id, ...args);
-const stored = (h: Harness) => h.context.globalState.get<HistoryEntry[]>(HISTORY_STATE_KEY, []) ?? [];
+const stored = (h: Harness) => storedHistory(h.context);
 
 describe('redirects', () => {
   it('are never followed: the key goes nowhere else, and the message names the status and the host', async () => {
@@ -201,8 +212,8 @@ describe('a Retry-After longer than core waits for', () => {
 
 describe('the scrubber', () => {
   it('removes the key from whatever an entry holds before the History stores it', async () => {
-    const memento = new MementoStub();
-    const history = new History(memento as never, () => 10, createScrubber([TEST_KEY]));
+    const file = new HistoryFile(tempDir('enrich-vscode-history-'));
+    const history = new History(file, () => 10, createScrubber([TEST_KEY]));
     await history.add({
       id: 'x',
       operationId: 'phone-lookup',
@@ -219,7 +230,8 @@ describe('the scrubber', () => {
         body: '{}',
       },
     });
-    expect(memento.dump()).not.toContain(TEST_KEY);
-    expect(memento.dump()).toContain(KEY_HIDDEN);
+    const text = readFileSync(file.path, 'utf8');
+    expect(text).not.toContain(TEST_KEY);
+    expect(text).toContain(KEY_HIDDEN);
   });
 });

@@ -5,7 +5,7 @@ import { getOperation } from '@enrich/core';
 import { RESERVED, startSandboxServer } from '@enrich/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CALL_AGAIN, SHOW_EARLIER, timeAgo } from '../../src/call/reuse';
-import { HISTORY_STATE_KEY, type HistoryEntry } from '../../src/history';
+import type { HistoryEntry } from '../../src/history';
 import { COMMAND, contributes, operationCommandId } from '../../src/manifest';
 import { commands, reply, setSetting, ui } from '../vscode-stub';
 import {
@@ -15,7 +15,10 @@ import {
   type Harness,
   lastResult,
   repliesFor,
+  storedHistory,
+  storedHistoryText,
   TEST_KEY,
+  writeStoredHistory,
 } from './harness';
 
 let harness: Harness | undefined;
@@ -36,7 +39,7 @@ const h = () => {
   return harness;
 };
 const spent = () => h().server.sandbox.transactions(TEST_KEY);
-const stored = () => h().context.globalState.get<HistoryEntry[]>(HISTORY_STATE_KEY, []) ?? [];
+const stored = () => storedHistory(h().context);
 /** The reuse questions asked so far. */
 const questions = () => ui.messages.filter((m) => m.actions.includes(SHOW_EARLIER));
 /** The user's answer to the question (a modal); any other message is dismissed. */
@@ -80,6 +83,7 @@ describe('a second identical call', () => {
     // No new History entry: the one answer keeps the time it was paid for.
     expect(stored().map((e) => e.id)).toEqual([first?.id]);
     expect(ui.output.at(-1)).toContain('from the History; nothing sent, no transaction spent');
+    expect(storedHistoryText(h().context)).not.toContain(TEST_KEY);
     expect(h().context.globalState.dump()).not.toContain(TEST_KEY);
   });
 
@@ -167,7 +171,7 @@ describe('what is not offered', () => {
     const [entry] = stored();
     if (!entry) throw new Error('no entry');
     // As if paid for 25 hours ago.
-    await h().context.globalState.update(HISTORY_STATE_KEY, [{ ...entry, at: Date.now() - 25 * HOUR }]);
+    await writeStoredHistory(h().context, [{ ...entry, at: Date.now() - 25 * HOUR }]);
     choose(SHOW_EARLIER);
 
     await setSetting('enrich.reuseAnswersHours', 48);

@@ -8,6 +8,7 @@ import { activate, deactivate } from '../../src/extension';
 import type { HistoryEntry } from '../../src/history';
 import { COMMAND, operationCommandIdOf, TRYING_CONTEXT } from '../../src/manifest';
 import { commands, createExtensionContext, resetStub, ui } from '../vscode-stub';
+import { storedHistoryText } from './harness';
 
 let context: ReturnType<typeof createExtensionContext> | undefined;
 afterEach(async () => {
@@ -54,6 +55,8 @@ describe('Try Without a Key', () => {
     expect([...ui.settings.keys()]).toEqual([]);
     expect(await ctx.secrets.get('enrich.apiKey')).toBeUndefined();
     // The demo key is public, but it is still not the user's key: the History holds it redacted.
+    expect(storedHistoryText(ctx)).toContain('5550102030');
+    expect(storedHistoryText(ctx)).not.toContain('sandbox-demo-key');
     expect(JSON.stringify(ctx.globalState.dump())).not.toContain('sandbox-demo-key');
 
     await commands.executeCommand(COMMAND.useRealService);

@@ -1,0 +1,207 @@
+// The History on disk (issue 38): `history.json` in the extension's global storage folder, a file of
+// its own rather than VS Code's globalState. globalState lives in VS Code's state database (in
+// code-server, the browser's IndexedDB), whose log files keep a value's old bytes after it is
+// updated: a person removed from the History stayed readable there. This file is replaced whole,
+// so what a change removes is gone from it.
+//
+// Crash-safe: the new content is written aside under a private name, synced, renamed over the file
+// and the folder synced, so a crash leaves the old file or the new one, never a mix; an aside file
+// a crash left is deleted by the next change. Each change reads the file afresh under its lock
+// (`history.json.lock`, the bulk engine's file lock, which the answer caches and the suppression
+// list take too), so two windows adding a call at once lose neither; within one extension host,
+// changes queue. Reads come from memory, read again when the file changed (another window wrote).
+// Node's fs, synchronously, as the spend ledger's file: this module does not import vscode, so a
+// test can run it in a process of its own and kill it mid-rewrite.
+import { randomUUID } from 'node:crypto';
+import {
+  closeSync,
+  fdatasyncSync,
+  fstatSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  type Stats,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { acquireLock, BulkError } from '@enrich/bulk';
+
+export const HISTORY_FILE = 'history.json';
+const LOCK_WAIT_MS = 10_000;
+const ASIDE = /^\.aside-\d+-[0-9a-f]{8}\.tmp$/;
+
+export interface HistoryFileOptions {
+  /** How long a change waits for another window's (default 10 s). */
+  readonly lockWaitMs?: number;
+  /** Called after the new content is synced, before it is renamed into place (the kill test). */
+  readonly beforeRename?: () => void;
+}
+
+/** Changes in flight per file in this process: each starts when the one before it ends. */
+const queues = new Map<string, Promise<unknown>>();
+
+export class HistoryFile {
+  readonly path: string;
+  private cached: { readonly stamp: string; readonly entries: readonly unknown[] } | undefined;
+
+  constructor(
+    folder: string,
+    private readonly options: HistoryFileOptions = {},
+  ) {
+    this.path = join(folder, HISTORY_FILE);
+  }
+
+  /** The entries as stored, newest first; none when there is no file. Throws when it cannot be read. */
+  read(): readonly unknown[] {
+    const stamp = stampOf(this.path);
+    if (stamp === undefined) return [];
+    if (this.cached?.stamp === stamp) return this.cached.entries;
+    const fd = openSync(this.path, 'r');
+    try {
+      const entries = parse(readFileSync(fd, 'utf8'), this.path);
+      this.cached = { stamp: stampFrom(fstatSync(fd)), entries };
+      return entries;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /**
+   * Replaces the entries with what `edit` makes of the current ones (read afresh under the lock);
+   * `edit` returns undefined when nothing is to change. Resolves once the new file is in place.
+   */
+  change(edit: (entries: readonly unknown[]) => readonly unknown[] | undefined): Promise<void> {
+    const before = queues.get(this.path) ?? Promise.resolve();
+    const mine = before.then(() => this.changeNow(edit));
+    const tail = mine.catch(() => {});
+    queues.set(this.path, tail);
+    void tail.then(() => {
+      if (queues.get(this.path) === tail) queues.delete(this.path);
+    });
+    return mine;
+  }
+
+  private async changeNow(edit: (entries: readonly unknown[]) => readonly unknown[] | undefined) {
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    const lock = await lockWithin(this.path, this.options.lockWaitMs ?? LOCK_WAIT_MS);
+    try {
+      // Under the lock no rewrite is under way: an aside file is one a crash left.
+      removeAsideFiles(this.path);
+      this.cached = undefined;
+      const next = edit(this.read());
+      if (next === undefined) return;
+      const text = `${JSON.stringify({ v: 1, entries: next })}\n`;
+      replaceWhole(this.path, text, this.options.beforeRename);
+      this.cached = { stamp: stampOf(this.path) ?? '', entries: next };
+    } finally {
+      lock.release();
+    }
+  }
+}
+
+/** The bulk engine's file lock, waited for while another window holds it. */
+async function lockWithin(path: string, waitMs: number) {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      return acquireLock(path, 'History');
+    } catch (error) {
+      if (!(error instanceof BulkError)) throw error;
+      if (Date.now() >= deadline) {
+        throw new Error(`The History file ${path} stayed locked by another window for ${waitMs / 1000} s`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+// Never quotes the text in a message: it holds people's data, and messages reach the log.
+function parse(text: string, path: string): readonly unknown[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error(`The History file ${path} is not valid JSON; delete it to start a new History`);
+  }
+  const entries = (parsed as { v?: unknown; entries?: unknown } | null)?.entries;
+  if ((parsed as { v?: unknown } | null)?.v !== 1 || !Array.isArray(entries)) {
+    throw new Error(
+      `The History file ${path} is not one this extension wrote; delete it to start a new History`,
+    );
+  }
+  return entries;
+}
+
+function replaceWhole(path: string, text: string, beforeRename?: () => void): void {
+  const aside = `${path}.aside-${process.pid}-${randomUUID().slice(0, 8)}.tmp`;
+  let fd: number | undefined = openSync(aside, 'wx', 0o600);
+  try {
+    const bytes = Buffer.from(text);
+    let done = 0;
+    while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+    fdatasyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    beforeRename?.();
+    renameSync(aside, path);
+  } catch (error) {
+    if (fd !== undefined) closeSync(fd);
+    try {
+      unlinkSync(aside);
+    } catch {
+      // Not there: the next change removes it.
+    }
+    throw error;
+  }
+  syncFolder(dirname(path));
+}
+
+function removeAsideFiles(path: string): void {
+  const stem = basename(path);
+  let names: string[];
+  try {
+    names = readdirSync(dirname(path));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(stem) || !ASIDE.test(name.slice(stem.length))) continue;
+    try {
+      unlinkSync(join(dirname(path), name));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}
+
+/** fsync of the folder, so that the rename survives a power cut (a no-op where folders cannot be opened). */
+function syncFolder(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch {
+    // Windows cannot open a folder.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+// A rewrite is a new inode (the rename), so the stamp changes even within one mtime tick.
+function stampOf(path: string): string | undefined {
+  try {
+    return stampFrom(statSync(path));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+function stampFrom(stat: Stats): string {
+  return `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+}
