@@ -9,6 +9,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,7 @@ import { promisify } from 'node:util';
 import { withDefaultFolders } from '@enrich/bulk/test-folders';
 import { type BrowserContext, chromium, type FrameLocator, type Locator, type Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { type Person, spellings } from '../../../../packages/bulk/test/byte-scan';
 
 export const APP_DIR = resolve(import.meta.dirname, '../..');
 const REPO_DIR = resolve(APP_DIR, '../..');
@@ -356,6 +358,35 @@ export function filesContaining(dir: string, needle: string): string[] {
     const content = readIfThere(file);
     return content !== undefined && (content.includes(bytes) || content.includes(utf16));
   });
+}
+
+/**
+ * Every file (or file under the folders) of `paths` holding the person in one of the byte scan's
+ * spellings, with the spelling: see spellingsIn.
+ */
+export function personScan(paths: readonly string[], person: Person): string[] {
+  const hits: string[] = [];
+  for (const path of paths) {
+    const files = !existsSync(path) ? [] : statSync(path).isDirectory() ? listFiles(path) : [path];
+    for (const file of files) {
+      const content = readIfThere(file);
+      if (content === undefined) continue;
+      for (const found of spellingsIn(content, person)) hits.push(`${file}: ${found}`);
+    }
+  }
+  return hits;
+}
+
+/**
+ * The spellings of bulk's byte scan (byte-scan.ts: the digits, four formats, JSON-escaped...) that
+ * `content` holds, as single bytes (UTF-8, Latin-1) or as UTF-16, which Chromium's session files
+ * and IndexedDB use: read as the bytes with every NUL taken out.
+ */
+export function spellingsIn(content: Buffer, person: Person): string[] {
+  const texts = [content.toString('latin1'), Buffer.from(content.filter((b) => b !== 0)).toString('latin1')];
+  return spellings(person)
+    .filter((pattern) => texts.some((text) => pattern.test(text)))
+    .map((pattern) => pattern.source);
 }
 
 // Chromium and VS Code remove lock and journal files as they shut down.

@@ -7,6 +7,7 @@ import { getOperation, readResponse, validateField } from '@enrich/core';
 import { createSandbox, type SandboxServer, startSandboxServer } from '@enrich/sandbox';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { HISTORY_FILE } from '../../src/history-file';
 import {
   activeEditorText,
   answerInput,
@@ -227,27 +228,32 @@ describe('the extension in code-server', () => {
     expect((await rows.allTextContents()).some((text) => text.includes('200'))).toBe(true);
   });
 
-  it('leaves the key in no file: settings.json, the History storage, the output log, screenshots', async () => {
+  it('leaves the key in no file: settings.json, the History file, the output log, screenshots', async () => {
     await context.close();
     await server.close();
     const files = [...listFiles(server.root), ...listFiles(SCREENSHOTS)];
     // Where each thing lives, found by what it holds, so the scan is known to cover it.
     const settings = join(server.userDataDir, 'User', 'settings.json');
     expect(readFileSync(settings, 'utf8')).toContain(sandbox.url);
-    const historyStores = filesContaining(
-      join(server.browserProfileDir, 'Default', 'IndexedDB'),
-      'enrich.history',
+    // The History is a file in the extension's global storage folder, no longer globalState (which
+    // code-server keeps in the browser's IndexedDB).
+    const historyFile = join(
+      server.userDataDir,
+      'User',
+      'globalStorage',
+      'enrich.enrich-vscode',
+      HISTORY_FILE,
     );
-    expect(historyStores.length).toBeGreaterThan(0);
-    expect(
-      filesContaining(join(server.browserProfileDir, 'Default', 'IndexedDB'), PHONE).length,
-    ).toBeGreaterThan(0);
+    expect(files).toContain(historyFile);
+    const historyStores = filesContaining(server.root, `"input":{"Phone":"${PHONE}"}`);
+    expect(historyStores).toEqual([historyFile]);
+    expect(readFileSync(historyFile, 'utf8')).toContain(`/v3/lookup/phone`);
     const logs = filesContaining(join(server.userDataDir, 'logs'), 'Phone Lookup POST');
     expect(logs.some((f) => f.endsWith('Enrichment.log'))).toBe(true);
     expect(screenshots.length).toBe(6);
     for (const file of screenshots) expect(existsSync(file)).toBe(true);
     console.log(
-      `scanned ${files.length} files (user data, extensions, browser profile, screenshots); history in ${historyStores.length} IndexedDB file(s); output log ${logs.join(', ')}`,
+      `scanned ${files.length} files (user data, extensions, browser profile, screenshots); history in ${historyStores.join(', ')}; output log ${logs.join(', ')}`,
     );
     for (const key of [KEY, WRONG_KEY]) {
       expect(filesContaining(server.root, key)).toEqual([]);

@@ -1,33 +1,39 @@
 // "Enrichment: Forget a Person" (issue 38) in a real VS Code (code-server) driven through Chromium,
-// against a sandbox on 127.0.0.1: two lookups, then the person forgotten from the palette (a modal
-// says what is held and asks); a lookup of the person afterwards is refused and sends nothing; and,
-// code-server closed, a byte scan of what the extension keeps in files (its global storage, the
-// user's data and cache folders) finds the person in no spelling. Not scanned: the extension's
-// History lives in VS Code's globalState, which code-server keeps in the browser's IndexedDB; its
-// LevelDB log still holds the bytes of the entry removed until LevelDB compacts it (seen: the
-// person's phone in 000003.log), as Chromium's own History holds the result tab's title.
-import { existsSync } from 'node:fs';
+// against a sandbox on 127.0.0.1: two lookups (the History file then holds the person), then the
+// person forgotten from the palette (a modal says what is held and asks); a lookup of the person
+// afterwards is refused and sends nothing; and, code-server and Chromium closed, a byte scan of the
+// whole browser profile (IndexedDB, where VS Code's globalState lives, included), the user-data
+// folder (the History file, in the extension's global storage) and the user's data and cache
+// folders finds the person in no spelling, as bytes or as UTF-16. One exception, not met and held
+// to exactly what it is: Chromium's session file keeps the page titles, which name the result tab.
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type SandboxServer, startSandboxServer } from '@enrich/sandbox';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { byteScan } from '../../../../packages/bulk/test/byte-scan';
+import { HISTORY_FILE } from '../../src/history-file';
 import {
   answerInput,
   type CodeServer,
   closeAll,
   dialog,
+  listFiles,
   notification,
   openWorkbench,
+  personScan,
   runCommand,
   screenshot,
   screenshotIfFailed,
   setApiKey,
+  spellingsIn,
   startCodeServer,
 } from './code-server';
 
 const KEY = 'e2e-forget-key-R4T8Y2U6';
-const PERSON = { phone: '5550102030' };
+// Not 5550102030: that is the extension's own example phone, in its manifest (which code-server
+// copies into the user-data folder) and its bundles.
+const PERSON = { phone: '5550187766' };
+const OTHER = '5550104321';
 
 let sandbox: SandboxServer;
 let server: CodeServer;
@@ -57,14 +63,16 @@ async function lookup(phone: string, tab: string): Promise<void> {
 describe('Forget a Person in code-server', () => {
   it('says what is held, removes it once confirmed, and refuses the person from then on', async () => {
     await setApiKey(page, KEY);
-    await lookup('(555) 010-2030', 'Phone Lookup 5550102030');
-    await lookup('5550104321', 'Phone Lookup 5550104321');
+    await lookup('(555) 018-7766', 'Phone Lookup 5550187766');
+    await lookup(OTHER, `Phone Lookup ${OTHER}`);
+    // The History is in its file, where the scan below looks.
+    expect(personScan([historyFile()], PERSON).length).toBeGreaterThan(0);
     // The person's result tab is closed, as a user would before forgetting them.
     await runCommand(page, 'View: Close All Editors');
 
     await runCommand(page, 'Enrichment: Forget a Person');
-    await answerInput(page, 'Forget a Person', '555-010-2030');
-    const question = dialog(page, 'Forget phone 5550102030?');
+    await answerInput(page, 'Forget a Person', '555-018-7766');
+    const question = dialog(page, 'Forget phone 5550187766?');
     await question.waitFor();
     await expect(question.textContent()).resolves.toContain('The History holds 1 call');
     await screenshot(page, 'forget-1-question');
@@ -74,27 +82,54 @@ describe('Forget a Person in code-server', () => {
 
     const requests = sandbox.sandbox.requests();
     await runCommand(page, 'Enrichment: Phone Lookup');
-    await answerInput(page, 'Phone Lookup', '5550102030');
+    await answerInput(page, 'Phone Lookup', '5550187766');
     await notification(page, /not sent: forgotten at the person's request on \d{4}-\d{2}-\d{2}/).waitFor();
     expect(sandbox.sandbox.requests()).toBe(requests);
     // The other person is still answered, from the History.
     await runCommand(page, 'Enrichment: Show History');
-    await page.locator('.pane-body .monaco-list-row', { hasText: 'Phone Lookup: 5550104321' }).waitFor();
+    await page.locator('.pane-body .monaco-list-row', { hasText: `Phone Lookup: ${OTHER}` }).waitFor();
     await expect(
-      page.locator('.pane-body .monaco-list-row', { hasText: 'Phone Lookup: 5550102030' }).count(),
+      page.locator('.pane-body .monaco-list-row', { hasText: 'Phone Lookup: 5550187766' }).count(),
     ).resolves.toBe(0);
   });
 
-  it('leaves no byte of the person in what the extension keeps', async () => {
+  it('leaves no byte of the person in the browser profile, the user data or the extension’s folders', async () => {
     await context.close();
     await server.close();
-    const kept = [
-      join(server.userDataDir, 'User', 'globalStorage'),
+    // The History file still holds the other person's call: the scan reads it.
+    expect(readFileSync(historyFile(), 'utf8')).toContain(OTHER);
+    // The extension's data folder is the one scanned (code-server.ts), not one of the test process's.
+    expect(existsSync(join(server.root, 'data', 'enrich', 'suppression.json'))).toBe(true);
+    const scanned = [
+      server.browserProfileDir,
+      server.userDataDir,
       join(server.root, 'data', 'enrich'),
       join(server.root, 'cache', 'enrich'),
     ];
-    // The extension's data folder is the one scanned (code-server.ts), not one of the test process's.
-    expect(existsSync(join(server.root, 'data', 'enrich', 'suppression.json'))).toBe(true);
-    expect(byteScan(kept, PERSON)).toEqual([]);
+    const files = scanned.flatMap((dir) => (existsSync(dir) ? listFiles(dir) : []));
+    expect(files).toContain(historyFile());
+    expect(files.some((file) => file.includes(join('Default', 'IndexedDB')))).toBe(true);
+    const hits = personScan(scanned, PERSON);
+    console.log(
+      `scanned ${files.length} files (browser profile with IndexedDB, user data, data and cache folders): ${hits.length} hit(s) ${hits.join('; ')}`,
+    );
+    expect(hits.filter((hit) => !inSessionFile(hit))).toEqual([]);
+    // NOT MET (said in the README): Chromium's session files (browser-profile/Default/Sessions)
+    // keep the page's past titles, and VS Code titles the page with the active editor's name: a
+    // result tab is named after its input ("Phone Lookup 5550187766.json - workspace -
+    // code-server"). Held to exactly that: any other trace of the person there fails this test.
+    const title = `Phone Lookup ${PERSON.phone}.json - workspace - code-server`;
+    for (const file of new Set(hits.filter(inSessionFile).map((hit) => hit.slice(0, hit.indexOf(': '))))) {
+      const text = Buffer.from(readFileSync(file).filter((b) => b !== 0)).toString('latin1');
+      expect(text).toContain(title);
+      expect(spellingsIn(Buffer.from(text.split(title).join(''), 'latin1'), PERSON)).toEqual([]);
+    }
   });
 });
+
+const inSessionFile = (hit: string) => hit.startsWith(join(server.browserProfileDir, 'Default', 'Sessions'));
+
+/** The History's file, in the extension's global storage folder of code-server's user data. */
+function historyFile(): string {
+  return join(server.userDataDir, 'User', 'globalStorage', 'enrich.enrich-vscode', HISTORY_FILE);
+}
