@@ -6,11 +6,9 @@ import { argHelp, FUNCTIONS, rulesHelp } from './spec.js';
 export interface FunctionDoc {
   readonly name: string;
   readonly summary: string;
-  readonly params: readonly { readonly name: string; readonly type: string; readonly help: string }[];
+  readonly params: readonly { readonly name: string; readonly help: string }[];
   readonly returns: string;
 }
-
-const CELLS = 'string|number|Array<Array<string|number>>';
 
 export const functionDocs: readonly FunctionDoc[] = FUNCTIONS.map((f) => ({
   name: f.name,
@@ -18,13 +16,12 @@ export const functionDocs: readonly FunctionDoc[] = FUNCTIONS.map((f) => ({
     `${f.op.title} (${f.op.category}, POST ${f.op.path}): one row of results per input row; ${rulesHelp(f.op)}. ` +
     'Spends one transaction per distinct input not answered before; answers are cached for 6 hours.',
   params: [
-    ...f.args.map((a) => ({ name: a.name, type: CELLS, help: argHelp(a) })),
+    ...f.args.map((a) => ({ name: a.name, help: argHelp(a) })),
     {
       name: 'fields',
-      type: 'string',
       help: `Optional. Output columns, comma-separated; default "${f.op.defaultColumns.join(',')}".`,
     },
-    { name: 'header', type: 'boolean', help: 'Optional. TRUE puts a header row first.' },
+    { name: 'header', help: 'Optional. TRUE puts a header row first.' },
   ],
   returns:
     'Rows of the chosen columns: "no match", "Invalid: ..." or "Error: ..." in the first column where there is no record.',
