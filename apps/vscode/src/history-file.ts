@@ -30,6 +30,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { acquireLock, BulkError } from '@enrich/bulk';
+import { abortableSleep } from '@enrich/core';
 
 export const HISTORY_FILE = 'history.json';
 const LOCK_WAIT_MS = 10_000;
@@ -115,7 +116,7 @@ async function lockWithin(path: string, waitMs: number) {
       if (Date.now() >= deadline) {
         throw new Error(`The History file ${path} stayed locked by another window for ${waitMs / 1000} s`);
       }
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await abortableSleep(50);
     }
   }
 }

@@ -7,6 +7,7 @@
 // run set aside for this journal (its rescue and side files, rescue-files.ts) are rewritten too.
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { abortableSleep } from '@enrich/core';
 import { BulkError } from '../run/bulk-error.js';
 import { acquireLock, type FileLock } from '../store/file-lock.js';
 import { rescuePathFor } from '../store/journal-file.js';
@@ -69,7 +70,7 @@ export async function lockFile(path: string, what: string, waitMs: number): Prom
       return acquireLock(path, what);
     } catch (error) {
       if (!(error instanceof BulkError) || Date.now() >= deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await abortableSleep(100);
     }
   }
 }
