@@ -1,5 +1,5 @@
 // The add-on menu and what its items open: built in AuthMode.NONE without touching anything that
-// needs authorisation; the key and settings items open the sidebar on the right view; Help says
+// needs authorisation; the key, settings and forget items open the sidebar on the right view; Help says
 // which actions can spend transactions.
 import { PERMITTED_USE } from '@enrich/core/universal';
 import { expect, test } from 'vitest';
@@ -14,6 +14,7 @@ test('onOpen and onInstall build the add-on menu, even before authorisation', ()
     'Settings… -> showSettings',
     'Verify or enrich selection… -> showSidebar',
     'Freeze results -> freezeResults',
+    'Forget a person… -> showForget',
     null,
     'Help -> showHelp',
   ];
@@ -26,6 +27,8 @@ test('Set API key… and Settings… open the sidebar on their view; the page is
   expect(rt.lastSidebar(rt.owner)).toContain('<body data-view="key">');
   rt.run(rt.owner, 'showSettings');
   expect(rt.lastSidebar(rt.owner)).toContain('<body data-view="settings">');
+  rt.run(rt.owner, 'showForget');
+  expect(rt.lastSidebar(rt.owner)).toContain('<body data-view="forget">');
   rt.run(rt.owner, 'showSidebar');
   expect(rt.lastSidebar(rt.owner)).toContain('<body data-view="run">');
   expect(rt.ui.sidebars.at(-1)?.title).toBe('Enrich');

@@ -53,6 +53,17 @@ describe('a fresh context holds only what Apps Script provides', () => {
     expect(c).toBe(b);
     expect(() => rt.evaluate(rt.owner, 'full', 'Utilities.sleep(300001)')).toThrow(/milliseconds/);
   });
+
+  test('computeHmacSha256Signature gives HMAC-SHA-256 as signed bytes (RFC 4231, test case 2)', () => {
+    const rt = newRuntime();
+    const hex = rt.evaluate(
+      rt.owner,
+      'custom',
+      `Utilities.computeHmacSha256Signature('what do ya want for nothing?', 'Jefe', Utilities.Charset.UTF_8)
+        .map(function (b) { return ((b + 256) % 256).toString(16).padStart(2, '0'); }).join('')`,
+    );
+    expect(hex).toBe('5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843');
+  });
 });
 
 describe('custom functions and AuthMode.NONE', () => {

@@ -62,8 +62,15 @@ export interface Bridge {
 
 export const NO_HOLD = (): Bridge => ({ chunkCalls: 0, holdAt: null, gate: Promise.resolve() });
 
-export async function openSidebar(browser: Browser, rt: Runtime, user: User, bridge: Bridge): Promise<Page> {
-  rt.run(user, 'showSidebar');
+/** Opens the sidebar as the menu item `entry` does (showSidebar; showForget for "Forget a person…"). */
+export async function openSidebar(
+  browser: Browser,
+  rt: Runtime,
+  user: User,
+  bridge: Bridge,
+  entry = 'showSidebar',
+): Promise<Page> {
+  rt.run(user, entry);
   const html = rt.lastSidebar(user) as string;
   const page = await browser.newPage({ viewport: { width: 300, height: 1000 } });
   // The page may load nothing but itself: Google's stylesheet is unreachable here, and not needed.

@@ -16,6 +16,7 @@ import { customFunction as customFunctionOf } from './formulas/custom-function.j
 import { checkKey as checkKeyOf } from './key/check.js';
 import { scrubbing } from './key/scrub.js';
 import * as menu from './menu.js';
+import * as forget from './privacy/forget.js';
 import { provenanceOfSelection } from './provenance/selected.js';
 import * as chunk from './run/chunk.js';
 import * as plan from './run/plan.js';
@@ -40,6 +41,7 @@ export const freezeResults = scrubbing(keepingAnswers(menu.freezeResults));
 export const showHelp = scrubbing(keepingAnswers(menu.showHelp));
 export const showSetKey = scrubbing(keepingAnswers(menu.showSetKey));
 export const showSettings = scrubbing(keepingAnswers(menu.showSettings));
+export const showForget = scrubbing(keepingAnswers(menu.showForget));
 export const showSidebar = scrubbing(keepingAnswers(menu.showSidebar));
 export const describeSelection = scrubbing(keepingAnswers(sidebar.describeSelection));
 // The sidebar's state reports how many answers are not kept yet: it does not keep them itself
@@ -66,6 +68,10 @@ export const getAutomation = scrubbing(automation.automationState);
 export const describeProvenance = scrubbing(provenanceOfSelection);
 export const undoLastRun = scrubbing(keepingAnswers(undoLastRunOf));
 export const getUndo = scrubbing(undoInfo);
+// Forget a person (issue 38): the sidebar's section. Removing what is kept on them, then (the user's
+// choice) clearing the add-on's cells that show them. Neither sends anything.
+export const forgetPerson = scrubbing(keepingAnswers(forget.forgetPerson));
+export const clearForgottenCells = scrubbing(keepingAnswers(forget.clearForgottenCells));
 
 /**
  * A key in a settings change that could be saved. A key that core's check refuses is never stored

@@ -8,7 +8,7 @@ import { freezeSelection } from './formulas/freeze.js';
 import { logText } from './key/scrub.js';
 import { ADDON_NAME, MENU_PATH } from './messages.js';
 
-export type SidebarView = 'run' | 'key' | 'settings';
+export type SidebarView = 'run' | 'key' | 'settings' | 'forget';
 
 export function onOpen(event?: unknown): void {
   buildMenu();
@@ -47,6 +47,7 @@ function buildMenu(): void {
     .addItem('Settings…', 'showSettings')
     .addItem('Verify or enrich selection…', 'showSidebar')
     .addItem('Freeze results', 'freezeResults')
+    .addItem('Forget a person…', 'showForget')
     .addSeparator()
     .addItem('Help', 'showHelp')
     .addToUi();
@@ -59,7 +60,7 @@ export function onInstall(event?: unknown): void {
 export function showSidebar(view: SidebarView = 'run'): void {
   const page = HtmlService.createHtmlOutputFromFile('sidebar').getContent();
   // The page reads its first view from the body; nothing else of the server goes into the HTML.
-  const safeView = view === 'key' || view === 'settings' ? view : 'run';
+  const safeView = view === 'key' || view === 'settings' || view === 'forget' ? view : 'run';
   const html = HtmlService.createHtmlOutput(
     page.replace('data-view="run"', `data-view="${safeView}"`),
   ).setTitle(ADDON_NAME);
@@ -72,6 +73,11 @@ export function showSetKey(): void {
 
 export function showSettings(): void {
   showSidebar('settings');
+}
+
+/** Forget a person (issue 38): the sidebar's section for it (privacy/forget.ts). */
+export function showForget(): void {
+  showSidebar('forget');
 }
 
 export function freezeResults(): void {

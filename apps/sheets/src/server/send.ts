@@ -26,7 +26,12 @@ export interface Job {
   /** Names the answer in the result (the cache key). */
   readonly id: string;
   readonly request: HttpRequest;
+  /** The people its request carries (answers/paid-answer.ts, whoOf): kept with its answer. */
+  readonly who?: readonly string[];
 }
+
+/** A job's answer as afterRound tells it: id, outcome, and the people to keep with it. */
+export type RoundAnswer = readonly [string, Outcome, { readonly who?: readonly string[] }];
 
 export interface SendOptions {
   /** No round starts, and no wait ends, after this time (ms since the epoch). */
@@ -40,10 +45,7 @@ export interface SendOptions {
    * Told after every round with the jobs that finished in it (so that answers are kept at once) and
    * the ids of those still to send.
    */
-  readonly afterRound?: (
-    answers: readonly (readonly [string, Outcome])[],
-    pending: readonly string[],
-  ) => void;
+  readonly afterRound?: (answers: readonly RoundAnswer[], pending: readonly string[]) => void;
 }
 
 export interface SendReport {
@@ -102,7 +104,7 @@ export function sendAll(op: Operation, jobs: readonly Job[], options: SendOption
     const round = queue.filter((p) => p.notBefore <= now).slice(0, roundSize(pace, roundMs));
     pace.sent(now, round.length);
     const responses = readFetched(round.map((p) => p.job.request));
-    const finished: [string, Outcome][] = [];
+    const finished: RoundAnswer[] = [];
     const stopped = new Set<Queued>();
     const after = Date.now();
     roundMs = after - now;
@@ -145,7 +147,7 @@ export function sendAll(op: Operation, jobs: readonly Job[], options: SendOption
       }
       if (isPaid(outcome)) spent++;
       outcomes.set(queued.job.id, outcome);
-      finished.push([queued.job.id, outcome]);
+      finished.push([queued.job.id, outcome, { who: queued.job.who }]);
     });
     queue = queue.filter((p) => !outcomes.has(p.job.id) && !stopped.has(p));
     options.afterRound?.(

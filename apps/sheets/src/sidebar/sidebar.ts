@@ -9,6 +9,7 @@ import { refreshAnswersNow, renderAnswers, wireAnswersPanel } from './answers-pa
 import { renderAutomation, wireAutomationPanel } from './automation-panel.js';
 import { renderBreakdown } from './breakdown-panel.js';
 import { $, errorText, number, plural, showMessage } from './dom.js';
+import { wireForgetPanel } from './forget-panel.js';
 import { renderSettings, wireKeyPanel } from './key-panel.js';
 import { renderUndo, wireProvenancePanel } from './provenance-panel.js';
 import { call } from './server.js';
@@ -348,6 +349,7 @@ async function init(): Promise<void> {
   $('discard').addEventListener('click', () => void discard());
 
   const view = document.body.dataset.view;
+  wireForgetPanel(view === 'forget');
   if (view === 'settings') {
     ($('settings-section') as HTMLDetailsElement).open = true;
     ($('spend-section') as HTMLDetailsElement).open = true;
@@ -375,7 +377,8 @@ async function init(): Promise<void> {
     if (state.run) showResume(state.run);
     // No key yet: the key panel is what is needed first.
     if (!state.settings.keySet) ($('key-section') as HTMLDetailsElement).open = true;
-    if (view === 'key' || !state.settings.keySet) $('api-key').focus();
+    if (view === 'forget') $('forget-person').focus();
+    else if (view === 'key' || !state.settings.keySet) $('api-key').focus();
     else if (view === 'settings') $('base-url').focus();
     else select.focus();
   } catch (error) {

@@ -1,6 +1,6 @@
 // The fakes of Utilities, HtmlService, Session, Logger and console (services.ts holds the limits
 // the fakes share).
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Execution } from './execution.js';
 import { LIMITS } from './services.js';
@@ -59,6 +59,10 @@ export function createUtilities(exec: Execution, random: () => number) {
       if (!name) throw realm.error(`Invalid argument: algorithm ${String(algorithm)}`);
       return signed(createHash(name).update(bytesOf(value, charset)).digest());
     },
+    // computeHmacSha256Signature(value, key[, charset]): strings (in the charset, UTF-8 by default) or
+    // byte arrays; signed bytes back.
+    computeHmacSha256Signature: (value: unknown, key: unknown, charset?: string) =>
+      signed(createHmac('sha256', bytesOf(key, charset)).update(bytesOf(value, charset)).digest()),
     base64Encode: (value: unknown, charset?: string) => bytesOf(value, charset).toString('base64'),
     base64EncodeWebSafe: (value: unknown, charset?: string) =>
       bytesOf(value, charset).toString('base64').replace(/\+/g, '-').replace(/\//g, '_'),

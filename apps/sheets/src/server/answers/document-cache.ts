@@ -29,8 +29,11 @@ const BUCKET_PREFIX = 'answers:';
 /** Present while some cached answer may not be in the hidden sheet yet (a hint: it may be evicted). */
 export const UNKEPT_HINT = 'answers:unkept';
 
-/** Entry id → [cached at (ms), outcome, kept in the hidden sheet (1) or not (0), paid at (ms)]. */
-export type CacheEntry = [number, Outcome, number, number];
+/**
+ * Entry id → [cached at (ms), outcome, kept in the hidden sheet (1) or not (0), paid at (ms), the
+ * people its request carried (paid-answer.ts, whoOf)].
+ */
+export type CacheEntry = [number, Outcome, number, number, (readonly string[])?];
 type Bucket = Record<string, CacheEntry>;
 
 /** A cached answer, and whether the hidden sheet has it too. */
@@ -103,13 +106,19 @@ function liveAnswer(
   if (!Array.isArray(entry) || !(entry[0] > oldest) || !isStoredOutcome(entry[1])) return undefined;
   const paidAt = entry[3];
   if (typeof paidAt !== 'number' || paidAt <= freshSince) return undefined;
-  return { outcome: entry[1], paidAt, kept: entry[2] === 1 };
+  return {
+    outcome: entry[1],
+    paidAt,
+    kept: entry[2] === 1,
+    who: Array.isArray(entry[4]) ? entry[4] : undefined,
+  };
 }
 
 /** An answer to put in the cache: paid now (by default) and not yet in the hidden sheet (by default). */
 export interface AnswerToCache {
   readonly paidAt?: number;
   readonly kept?: boolean;
+  readonly who?: readonly string[];
 }
 
 /**
@@ -172,7 +181,13 @@ export function answerItems(
   for (const [id, outcome, how] of paid) {
     const key = bucketOf(id);
     const bucket = buckets.get(key) ?? {};
-    bucket[id] = [now, scrubDeep(forKeeping(outcome), scrub), how?.kept ? 1 : 0, how?.paidAt ?? now];
+    bucket[id] = [
+      now,
+      scrubDeep(forKeeping(outcome), scrub),
+      how?.kept ? 1 : 0,
+      how?.paidAt ?? now,
+      how?.who ?? [],
+    ];
     buckets.set(key, bucket);
   }
   // A paid answer not in the hidden sheet yet: tells the simple triggers there is something to keep.
@@ -197,6 +212,29 @@ export function markKept(cache: GoogleAppsScript.Cache.Cache, ids: readonly stri
   }
   if (Object.keys(values).length > 0) cache.putAll(values, CACHE_TTL_SECONDS);
   cache.remove(UNKEPT_HINT);
+}
+
+/**
+ * Drops the cached answers `drop` picks (Forget a person), expired ones still in a bucket included,
+ * rewriting the buckets that held any; under the document lock the caller holds. Returns how many.
+ */
+export function dropCachedAnswers(
+  cache: GoogleAppsScript.Cache.Cache,
+  drop: (answer: { readonly outcome: unknown; readonly who?: readonly string[] }) => boolean,
+): number {
+  const put: Record<string, string> = {};
+  let dropped = 0;
+  for (const [key, bucket] of readBuckets(cache, allBucketKeys())) {
+    const before = dropped;
+    for (const [id, entry] of Object.entries(bucket)) {
+      if (!drop({ outcome: entry?.[1], who: Array.isArray(entry?.[4]) ? entry[4] : undefined })) continue;
+      delete bucket[id];
+      dropped++;
+    }
+    if (dropped > before) put[key] = serialise(bucket, Date.now());
+  }
+  if (dropped > 0) cache.putAll(put, CACHE_TTL_SECONDS);
+  return dropped;
 }
 
 function readBuckets(cache: GoogleAppsScript.Cache.Cache, keys: readonly string[]): Map<string, Bucket> {

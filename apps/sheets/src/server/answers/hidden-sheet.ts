@@ -9,7 +9,7 @@
 // (keep.ts). Layout, to stay compact and cheap to read:
 // - row r (1..BUCKETS) holds the answers whose id falls in bucket r-1, so one formula reads only
 //   the rows of its own answers, and a range formula the whole block in one getValues;
-// - a row's cells each hold a JSON object {id: [paid at (s, base 36), outcome]}, gzipped and in
+// - a row's cells each hold a JSON object {id: [paid at (s, base 36), outcome, people]}, gzipped and in
 //   base64 behind a "z" (answers of one API repeat the same field names: about 4 times smaller, so
 //   a formula reading every answer reads a quarter of the characters), at most MAX_CELL_CHARS
 //   characters (Sheets refuses more than 50,000 in a cell); a bucket grows to the right as it fills.
@@ -31,7 +31,8 @@ const JSON_PER_CELL = 160_000;
 /** Reading this many bucket rows one by one costs more calls than one read of the whole block. */
 const ROW_BY_ROW_MAX = 8;
 
-type Cell = Record<string, [string, Outcome]>;
+/** Id → [paid at (s, base 36), outcome, the people its request carried (paid-answer.ts, whoOf)]. */
+type Cell = Record<string, [string, Outcome, (readonly string[])?]>;
 
 function rowOf(id: string): number {
   return (spread(id) % BUCKETS) + 1;
@@ -77,8 +78,29 @@ export function readHiddenSheet(ids: readonly string[], freshSince: number): Map
  */
 export function writeHiddenSheet(answers: ReadonlyMap<string, PaidAnswer>, freshSince: number): number {
   const sheet = hiddenSheet() ?? createHiddenSheet();
-  const width = Math.max(1, sheet.getLastColumn());
   const touched = [...new Set([...answers.keys()].map(rowOf))].sort((a, b) => a - b);
+  return rewrite(sheet, touched, answers, freshSince).kept;
+}
+
+/**
+ * Drops from every row the answers `drop` picks (Forget a person), rewriting the whole block when
+ * any is found; under the document lock (the caller's). Returns how many were dropped.
+ */
+export function dropFromHiddenSheet(drop: (answer: PaidAnswer) => boolean): number {
+  const sheet = hiddenSheet();
+  if (!sheet) return 0;
+  const rows = Array.from({ length: BUCKETS }, (_, i) => i + 1);
+  return rewrite(sheet, rows, new Map(), 0, drop).dropped;
+}
+
+function rewrite(
+  sheet: GoogleAppsScript.Spreadsheet.Sheet,
+  touched: readonly number[],
+  answers: ReadonlyMap<string, PaidAnswer>,
+  freshSince: number,
+  drop?: (answer: PaidAnswer) => boolean,
+): { kept: number; dropped: number } {
+  const width = Math.max(1, sheet.getLastColumn());
   const few = touched.length <= ROW_BY_ROW_MAX;
   const current = new Map<number, unknown[]>();
   if (few) {
@@ -95,6 +117,16 @@ export function writeHiddenSheet(answers: ReadonlyMap<string, PaidAnswer>, fresh
   for (const row of touched) byRow.set(row, parseRow(current.get(row) ?? []));
   for (const [id, answer] of answers) byRow.get(rowOf(id))?.set(id, answer);
   let kept = 0;
+  let dropped = 0;
+  for (const bucket of byRow.values()) {
+    for (const [id, answer] of bucket) {
+      if (drop?.(answer)) {
+        bucket.delete(id);
+        dropped++;
+      }
+    }
+  }
+  if (drop && dropped === 0) return { kept, dropped };
   const written = new Map<number, unknown[]>(current);
   for (const [row, bucket] of byRow) {
     const live = [...bucket.entries()]
@@ -122,7 +154,7 @@ export function writeHiddenSheet(answers: ReadonlyMap<string, PaidAnswer>, fresh
     target.setNumberFormat(TEXT_FORMAT);
     target.setValues(Array.from({ length: BUCKETS }, (_, i) => padded(written.get(i + 1) ?? [])));
   }
-  return kept;
+  return { kept, dropped };
 }
 
 function createHiddenSheet(): GoogleAppsScript.Spreadsheet.Sheet {
@@ -150,7 +182,11 @@ function parseRow(line: readonly unknown[]): Map<string, PaidAnswer> {
     if (!cell || typeof cell !== 'object') continue;
     for (const [id, entry] of Object.entries(cell)) {
       if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !isStoredOutcome(entry[1])) continue;
-      out.set(id, { outcome: entry[1], paidAt: Number.parseInt(entry[0], 36) * 1000 });
+      out.set(id, {
+        outcome: entry[1],
+        paidAt: Number.parseInt(entry[0], 36) * 1000,
+        who: Array.isArray(entry[2]) ? entry[2] : undefined,
+      });
     }
   }
   return out;
@@ -176,7 +212,8 @@ function packCells(answers: readonly [string, PaidAnswer][]): { cells: string[];
     } // else one answer too big for a cell even compressed: it stays in the cache only.
   };
   for (const [id, answer] of answers) {
-    const part = `${JSON.stringify(id)}:${JSON.stringify([Math.floor(answer.paidAt / 1000).toString(36), forKeeping(answer.outcome)])}`;
+    const paid = Math.floor(answer.paidAt / 1000).toString(36);
+    const part = `${JSON.stringify(id)}:${JSON.stringify([paid, forKeeping(answer.outcome), answer.who ?? []])}`;
     if (length + part.length + 1 > JSON_PER_CELL && group.length > 0) {
       flush(group);
       group = [];

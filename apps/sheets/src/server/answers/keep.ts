@@ -34,7 +34,7 @@ export function keepCachedAnswers(onlyIfHinted = false): KeepReport {
     const since = keepSince();
     const unkept = new Map<string, PaidAnswer>();
     for (const [id, answer] of readAllCachedAnswers(cache, since)) {
-      if (!answer.kept) unkept.set(id, { outcome: answer.outcome, paidAt: answer.paidAt });
+      if (!answer.kept) unkept.set(id, { outcome: answer.outcome, paidAt: answer.paidAt, who: answer.who });
     }
     if (unkept.size === 0) {
       cache.remove(UNKEPT_HINT);

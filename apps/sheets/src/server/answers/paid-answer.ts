@@ -1,7 +1,15 @@
 // An answer paid for, as both stores keep it (the document cache for hours, the hidden sheet for
 // days): its id, the form it is kept in, and the check it passes when read back. Both stores read
 // what an earlier execution wrote, so a value that is not what we wrote is a miss, never a crash.
-import { capRaw, type Outcome } from '@enrich/core/universal';
+import {
+  type CleanInput,
+  capRaw,
+  type Identity,
+  identityText,
+  type Operation,
+  type Outcome,
+  requestIdentities,
+} from '@enrich/core/universal';
 
 /**
  * What is kept of the body the service sent, per answer. Core caps it at 64 KiB; a cache bucket
@@ -14,6 +22,8 @@ export const MAX_KEPT_RAW_CHARS = 8_000;
 export interface PaidAnswer {
   readonly outcome: Outcome;
   readonly paidAt: number;
+  /** Its request's people (whoOf), so that Forget a person finds it (none in answers kept before). */
+  readonly who?: readonly string[];
 }
 
 /**
@@ -27,6 +37,26 @@ export function answerId(url: string, requestKey: string): string {
     Utilities.Charset.UTF_8,
   );
   return Utilities.base64EncodeWebSafe(digest.slice(0, 18));
+}
+
+/**
+ * A person (core's identity: a phone, an e-mail, a name with its street line) as kept beside an
+ * answer: 12 characters of a SHA-256 of the canonical identity, as unsalted as the answer's own id
+ * (a digest of the request), so that an answer whose request carried the person is found when they
+ * are forgotten, even when the answer itself (a "no match", say) does not name them.
+ */
+export function personTag(identity: Identity): string {
+  const digest = Utilities.computeDigest(
+    Utilities.DigestAlgorithm.SHA_256,
+    identityText(identity),
+    Utilities.Charset.UTF_8,
+  );
+  return Utilities.base64EncodeWebSafe(digest.slice(0, 9));
+}
+
+/** The people a request carries, as kept beside its answer (personTag). */
+export function whoOf(op: Operation, input: CleanInput): string[] {
+  return requestIdentities(op, input).map(personTag);
 }
 
 /** FNV-1a over an id, which is itself a digest: spreads answers evenly over buckets. */

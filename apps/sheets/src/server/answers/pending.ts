@@ -15,7 +15,7 @@ import { assertAllowedUrl } from '../key/settings.js';
 import type { Job } from '../send.js';
 import { cacheAnswers, documentCache, readCachedAnswers } from './document-cache.js';
 import { readHiddenSheet } from './hidden-sheet.js';
-import { answerId, type PaidAnswer } from './paid-answer.js';
+import { answerId, type PaidAnswer, whoOf } from './paid-answer.js';
 
 export interface Pending {
   readonly cache: GoogleAppsScript.Cache.Cache | null;
@@ -52,7 +52,7 @@ export function keptAnswers(
   if (stored.size > 0) {
     cacheAnswers(
       cache,
-      [...stored].map(([id, a]) => [id, a.outcome, { paidAt: a.paidAt, kept: true }] as const),
+      [...stored].map(([id, a]) => [id, a.outcome, { paidAt: a.paidAt, kept: true, who: a.who }] as const),
     );
     for (const [id, a] of stored) hits.set(id, a);
   }
@@ -88,7 +88,7 @@ export function pendingRequests(
     }
     const built = buildRequest(op, input, settings);
     if (!built.ok) throw new Error(built.message);
-    jobs.push({ id, request: built.request });
+    jobs.push({ id, request: built.request, who: whoOf(op, input) });
   }
   return { cache, ids, cached, paidAt, jobs };
 }

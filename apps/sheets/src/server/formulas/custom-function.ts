@@ -30,6 +30,7 @@ import {
   OWNER_HAS_NO_KEY,
   OWNER_KEY_REFUSED,
 } from '../messages.js';
+import { refuseForgotten } from '../privacy/forgotten.js';
 import { fetchOnce } from './fetch-once.js';
 
 /** Apps Script stops a custom function after 30 s, wherever it is. */
@@ -55,7 +56,11 @@ export function customFunction(name: string, args: readonly unknown[]): Cell[][]
   const { columns } = chosen;
   const rows = inputRows(spec, args.slice(0, spec.args.length));
 
-  const plans = rows.map((raw) => planRow(op, raw));
+  // A forgotten person is refused here, before the cache and any request (privacy/forgotten.ts).
+  const plans = refuseForgotten(
+    op,
+    rows.map((raw) => planRow(op, raw)),
+  );
   const { outcomes, elsewhere, held } = fetchOutcomes(
     op,
     plans,

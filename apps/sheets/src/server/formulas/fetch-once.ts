@@ -38,7 +38,7 @@ import {
 } from '../answers/document-cache.js';
 import { underDocumentLock } from '../document-lock.js';
 import { type ExecutionTime, UNTIMED_ROUND_MS } from '../execution-time.js';
-import { type Job, MAX_PARALLEL, sendAll } from '../send.js';
+import { type Job, MAX_PARALLEL, type RoundAnswer, sendAll } from '../send.js';
 import { markKeys, marksFrom, readMarks } from './in-flight.js';
 
 /**
@@ -151,7 +151,7 @@ export function fetchOnce(
    * Under one lock, one read and one write: a round's answers into the cache, the marks of what is
    * left renewed, those of what was answered removed.
    */
-  const afterRound = (answers: readonly (readonly [string, Outcome])[], pending: readonly string[]) => {
+  const afterRound = (answers: readonly RoundAnswer[], pending: readonly string[]) => {
     if (!cache) return;
     const done = answers.map(([id]) => id).filter((id) => marked.has(id));
     const save = () => {

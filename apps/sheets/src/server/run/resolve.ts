@@ -14,6 +14,7 @@ import {
 } from '@enrich/core/universal';
 import { activeSpreadsheet, activeSpreadsheetId } from '../active-spreadsheet.js';
 import { columnLetter, rangeA1 } from '../cells/a1.js';
+import { refuseForgotten } from '../privacy/forgotten.js';
 import type { Checkpoint } from './checkpoint.js';
 import type { RangeRef, RunRequest } from './types.js';
 
@@ -101,7 +102,11 @@ export function readPlans(run: ResolvedRun, end: number): PlannedRow[] {
   if (end <= 0) return [];
   const values = run.sheet.getRange(run.sel.row + 1, run.sel.column, end, run.sel.numColumns).getValues();
   const mapping = { fields: run.mapping, problem: undefined };
-  return values.map((row) => planRow(run.op, rowInput(mapping, row)));
+  // A forgotten person is refused here, before the cache and any request (privacy/forgotten.ts).
+  return refuseForgotten(
+    run.op,
+    values.map((row) => planRow(run.op, rowInput(mapping, row))),
+  );
 }
 
 /** Target cells (value or formula) in selection rows [from, to), 0 being the header row. */
