@@ -149,3 +149,18 @@ export async function startPostgresCluster(options: { database?: string } = {}):
     },
   };
 }
+
+/** Runs one statement on a connection of its own (tests of packages without the driver use it). */
+export async function queryAt<T extends pg.QueryResultRow>(
+  url: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}

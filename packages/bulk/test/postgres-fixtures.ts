@@ -2,11 +2,10 @@
 // schema of its own for each front a test opens (so tests never see each other's rows), and the
 // purchase path every client follows (claim, buy, put) with a counter of what was bought.
 import type { Outcome } from '@enrich/core';
-import pg from 'pg';
 import { afterAll, beforeAll, onTestFinished } from 'vitest';
 import { PostgresStore, type PostgresStoreOptions } from '../src/store/postgres-store.js';
 import type { StoreFront } from '../src/store/store-front.js';
-import { type PostgresCluster, startPostgresCluster } from './postgres-cluster.js';
+import { type PostgresCluster, queryAt, startPostgresCluster } from './postgres-cluster.js';
 
 export const NS = 'sandbox';
 
@@ -101,19 +100,7 @@ export async function pendingAfter(promise: Promise<unknown>, ms: number): Promi
 }
 
 /** Runs one statement on a connection of its own. */
-export async function sqlAt<T extends pg.QueryResultRow>(
-  url: string,
-  query: string,
-  values: unknown[] = [],
-): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(query, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
+export const sqlAt = queryAt;
 
 /** Every row of every table of the schema, as text: what a byte scan of the store reads. */
 export async function tableText(url: string, schema: string): Promise<string> {

@@ -9,6 +9,7 @@ import {
   CACHE_DIR_ENV,
   cacheFolder,
   DEFAULT_MAX_AGE_MS,
+  dataFolder,
   ledgerPath,
   MAX_PER_MONTH_ENV,
   parseMonthlyCap,
@@ -26,9 +27,13 @@ export const ENV = {
   token: TOKEN_ENV,
   port: 'PORT',
   maxPerMonth: MAX_PER_MONTH_ENV,
+  pruneEvery: 'ENRICH_PRUNE_EVERY',
 } as const;
 
 export const DEFAULT_PORT = 8080;
+/** How often an instance prunes the shared store (pruning.ts): an hour. */
+const DEFAULT_PRUNE_EVERY_MS = 3_600_000;
+const DAY_MS = 86_400_000;
 
 export interface Config {
   readonly host: string;
@@ -41,6 +46,10 @@ export interface Config {
   /** The folder of the journal files when there is no store URL. */
   readonly cacheDir: string;
   readonly maxAgeMs: number;
+  /** How often the shared store is pruned of answers older than the retention; undefined: never. */
+  readonly pruneEveryMs: number | undefined;
+  /** The service user's data folder: its suppression list and retention (ENRICH_DATA_DIR). */
+  readonly dataDir: string;
   readonly maxTransactionsPerMonth: number | undefined;
   readonly auth: AuthChoice;
   /** The spend ledger shared with the CLI: ENRICH_LEDGER, else the user's data folder. */
@@ -59,7 +68,7 @@ export type Parsed =
 export const HELP = `enrich-functions: the enrichment API as HTTP functions for BigQuery, Snowflake and Databricks.
 
 Usage: enrich-functions [--port N] [--host H] [--sandbox] [--store URL] [--auth platform | --no-auth]
-                        [--max-transactions-per-month N] [--max-age DURATION]
+                        [--max-transactions-per-month N] [--max-age DURATION] [--prune-every DURATION]
                         [--max-concurrency N] [--max-rate N/s]
 
   --port N                          port to listen on (or PORT; default ${DEFAULT_PORT}; 0 picks a free one)
@@ -72,7 +81,11 @@ Usage: enrich-functions [--port N] [--host H] [--sandbox] [--store URL] [--auth 
                                     cache folder (${ENV.cacheDir}), for one process only
   --max-transactions-per-month N    store-wide cap per UTC month, across every instance (or ${ENV.maxPerMonth});
                                     kept in the store for every client of it, the lowest set wins
-  --max-age DURATION                reuse kept answers this fresh: 30d, 12h, forever (default 30d)
+  --max-age DURATION                reuse kept answers this fresh: 30d, 12h, forever (default ${DEFAULT_MAX_AGE_MS / DAY_MS}d;
+                                    never older than the retention: enrich cache retention)
+  --prune-every DURATION            with --store: delete answers older than the retention from the store at
+                                    start and this often, one instance at a time: 90m, 6h, off (or
+                                    ${ENV.pruneEvery}; default ${DEFAULT_PRUNE_EVERY_MS / 60_000}m)
   --max-concurrency N               requests in flight at most, found by the pace below it (default ${DEFAULT_MAX_CONCURRENCY})
   --max-rate N/s                    requests per second at most from this instance (e.g. 10/s, 600/m)
   --auth platform                   trust the platform's check of callers (Cloud Run with IAM)
@@ -121,6 +134,14 @@ function rate(text: string): number | string {
   return match[2] === 'm' ? value / 60 : value;
 }
 
+/** `off`, or a duration of at least a second (not `forever`: that is `off`, said plainly). */
+function pruneInterval(text: string): number | undefined | string {
+  const problem = `--prune-every (${ENV.pruneEvery}) takes a duration such as 1h, 90m or 6h, or off; got "${text}"`;
+  if (text.trim().toLowerCase() === 'off') return undefined;
+  const ms = duration(text, '--prune-every');
+  return typeof ms === 'string' || !Number.isFinite(ms) || ms < 1000 ? problem : ms;
+}
+
 type Values = Record<string, string | boolean | undefined>;
 
 function readFlags(argv: readonly string[]): Values | string {
@@ -136,6 +157,7 @@ function readFlags(argv: readonly string[]): Values | string {
         store: { type: 'string' },
         'max-transactions-per-month': { type: 'string' },
         'max-age': { type: 'string' },
+        'prune-every': { type: 'string' },
         'max-concurrency': { type: 'string' },
         'max-rate': { type: 'string' },
         auth: { type: 'string' },
@@ -169,12 +191,15 @@ function numbers(values: Values, env: Readonly<Record<string, string | undefined
       : whole(concurrencyText, '--max-concurrency', 1, 1024);
   const rateText = text('max-rate');
   const maxRate = rateText === undefined ? undefined : rate(rateText);
-  for (const value of [port, cap, maxAge, maxConcurrency, maxRate])
+  const pruneText = text('prune-every', ENV.pruneEvery);
+  const pruneEvery = pruneText === undefined ? DEFAULT_PRUNE_EVERY_MS : pruneInterval(pruneText);
+  for (const value of [port, cap, maxAge, maxConcurrency, maxRate, pruneEvery])
     if (typeof value === 'string') return value;
   return {
     port: port as number,
     cap: cap as number | undefined,
     maxAge: maxAge as number,
+    pruneEvery: pruneEvery as number | undefined,
     maxConcurrency: maxConcurrency as number,
     maxRate: maxRate as number | undefined,
   };
@@ -209,6 +234,8 @@ export function parseConfig(
       storeUrl: storeText === undefined || storeText.trim() === '' ? undefined : storeText.trim(),
       cacheDir: cacheFolder(env, process.platform, homedir()),
       maxAgeMs: n.maxAge,
+      pruneEveryMs: n.pruneEvery,
+      dataDir: dataFolder(env, process.platform, homedir()),
       maxTransactionsPerMonth: n.cap,
       auth: auth.choice,
       ledgerPath: ledgerPath(env, process.platform, homedir()),

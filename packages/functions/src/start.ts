@@ -1,16 +1,18 @@
 // Starting and stopping the server, apart from the process's own business (bin.ts) so that a
 // benchmark can start it in-process: the connection (the key, or the embedded sandbox), the answer
-// store's fronts, the pace, the ledger, the purchase path, the HTTP server; then, on stop, the
-// batches in progress get a grace to finish and keep what they bought before everything closes.
+// store's fronts, the pace, the ledger, the purchase path, the HTTP server, the shared store's prune
+// on a schedule (pruning.ts); then, on stop, the batches in progress get a grace to finish and keep
+// what they bought before everything closes.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHttpTransport, type Refuse } from '@enrich/bulk';
+import { createHttpTransport, type Refuse, retentionMs } from '@enrich/bulk';
 import { createAuthenticator } from './auth.js';
 import type { Config } from './config.js';
 import { ConfigError, type Connection, connect } from './connection.js';
 import { createFunctionsServer } from './functions-server.js';
 import { consoleToLog, createLogger, type Logger } from './log.js';
 import { Pacer } from './pacer.js';
+import { StorePruning } from './pruning.js';
 import { Purchases } from './purchases.js';
 import { FunctionsLedger } from './spend-ledger.js';
 import { Stores } from './stores.js';
@@ -41,6 +43,7 @@ interface Parts {
   readonly stores: Stores;
   readonly connection: Connection;
   readonly stopping: AbortController;
+  readonly pruning?: StorePruning | undefined;
 }
 
 export async function startFunctions(
@@ -63,30 +66,54 @@ export async function startFunctions(
     log(error.message, 'ERROR');
     return { kind: 'failed', exitCode: 2 };
   }
+  let maxAgeMs: number;
+  try {
+    // Answers older than the retention are never used, as in every client.
+    maxAgeMs = Math.min(config.maxAgeMs, retentionMs(config.dataDir));
+  } catch (error) {
+    log((error as Error).message, 'ERROR');
+    await connection.close();
+    return { kind: 'failed', exitCode: 2 };
+  }
   let stores: Stores;
   try {
-    stores = await Stores.open({ ...config, bases: connection.bases, scrub });
+    stores = await Stores.open({ ...config, maxAgeMs, bases: connection.bases, scrub });
   } catch (error) {
     log(`the answer store could not be opened: ${(error as Error).message}`, 'ERROR');
     await connection.close();
     return { kind: 'failed', exitCode: error instanceof RangeError ? 2 : 1 };
   }
-  const parts = assemble(config, connection, stores, log);
+  const assembled = assemble(config, connection, stores, log);
   try {
     await new Promise<void>((resolve, reject) => {
-      parts.server.once('error', reject);
-      parts.server.listen(config.port, config.host, () => resolve());
+      assembled.server.once('error', reject);
+      assembled.server.listen(config.port, config.host, () => resolve());
     });
   } catch (error) {
     log(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`, 'ERROR');
     await Promise.allSettled([stores.close(), connection.close()]);
     return { kind: 'failed', exitCode: 1 };
   }
-  const { port } = parts.server.address() as AddressInfo;
+  const { port } = assembled.server.address() as AddressInfo;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   log(`listening on ${url}`);
   log(describe(config, connection, stores));
+  const parts = { ...assembled, pruning: startPruning(config, stores, log) };
   return { kind: 'started', url, stop: () => stop(parts) };
+}
+
+/** The shared store's prune on a schedule, with a store and an interval (not `--prune-every off`). */
+function startPruning(config: Config, stores: Stores, log: Logger['log']): StorePruning | undefined {
+  if (config.storeUrl === undefined || config.pruneEveryMs === undefined) return undefined;
+  const pruning = new StorePruning({
+    storeUrl: config.storeUrl,
+    everyMs: config.pruneEveryMs,
+    dataDir: config.dataDir,
+    where: stores.where,
+    log,
+  });
+  pruning.start();
+  return pruning;
 }
 
 /** The people forgotten (issue 38): the shared store's list and the service user's. */
@@ -136,13 +163,20 @@ function describe(config: Config, connection: Connection, stores: Stores): strin
     config.maxTransactionsPerMonth === undefined
       ? ''
       : `; at most ${config.maxTransactionsPerMonth} transactions a month`;
-  return `${functionsVersion()}: ${service}; answers in ${stores.where}; callers: ${callers}${cap}`;
+  const prune =
+    config.storeUrl === undefined
+      ? ''
+      : config.pruneEveryMs === undefined
+        ? '; not pruned (--prune-every off)'
+        : `; answers older than the retention pruned every ${config.pruneEveryMs / 60_000} min`;
+  return `${functionsVersion()}: ${service}; answers in ${stores.where}${prune}; callers: ${callers}${cap}`;
 }
 
 // No new batch is taken; those in progress get STOP_GRACE_MS to finish and keep what they bought;
 // then waits end, requests in flight are cut, and the ledger, the store and the sandbox close.
-async function stop({ server, pacer, ledger, stores, connection, stopping }: Parts): Promise<void> {
+async function stop({ server, pacer, ledger, stores, connection, stopping, pruning }: Parts): Promise<void> {
   server.close();
+  const pruned = pruning?.stop();
   // A connection kept alive after its batch is answered is closed as soon as it is idle.
   const idle = setInterval(() => server.closeIdleConnections(), 100);
   const grace = setTimeout(() => {
@@ -156,5 +190,6 @@ async function stop({ server, pacer, ledger, stores, connection, stopping }: Par
   stopping.abort();
   pacer.stop();
   ledger.close();
+  await pruned;
   await Promise.allSettled([stores.close(), connection.close()]);
 }
