@@ -19,7 +19,16 @@
 //     a reused keep-alive connection (`reusedSocket`): there it is the race Node documents, the
 //     service closing an idle connection as the request was written, which it never read, so it
 //     stays a plain error and is retried.
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+//
+// One exchange is an `Exchange`: its state in fields, its steps named (start, receive, take,
+// settle, fail, lost, stop). The transport holds what exchanges share (`Shared`: the deadline, the
+// cap, the abort signal, each scheme's pool of connections, the parsed addresses).
+import {
+  type ClientRequest,
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingMessage,
+} from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import {
   DEFAULT_MAX_BODY_BYTES,
@@ -46,121 +55,148 @@ export function createHttpTransport(options: HttpTransportOptions = {}): Transpo
     const problem = timeoutProblem('timeoutMs', options.timeoutMs);
     if (problem) throw new TypeError(`createHttpTransport: ${problem}`);
   }
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const cancel = new AbortSet(options.signal);
-  // How each scheme sends, and its pool of keep-alive connections.
-  const schemes = {
-    'http:': { send: httpRequest, agent: new HttpAgent({ keepAlive: true, keepAliveMsecs: 30_000 }) },
-    'https:': { send: httpsRequest, agent: new HttpsAgent({ keepAlive: true, keepAliveMsecs: 30_000 }) },
+  const shared: Shared = {
+    timeoutMs: options.timeoutMs,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    cancel: new AbortSet(options.signal),
+    targets: new Targets(),
   };
-  // Parsed once per address: a run sends thousands of requests to one or two (given a URL,
-  // http.request converts it again on every call, through URL's slow getters).
-  const targets = new Map<string, Target>();
   return (request: HttpRequest) =>
     new Promise<HttpResponse>((resolve, reject) => {
-      let target = targets.get(request.url);
-      if (target === undefined) {
-        const url = new URL(request.url);
-        if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-          reject(new Error(`unsupported scheme ${url.protocol}`));
-          return;
-        }
-        target = targetOf(url, schemes[url.protocol]);
-        if (targets.size < 16) targets.set(request.url, target);
-      }
-      // A string body goes out in one write with the headers (a Buffer would make it two).
-      const { body } = request;
-      let response: IncomingMessage | undefined;
-      const chunks: Buffer[] = [];
-      let bytes = 0;
-      let settled = false;
-      /** The body was handed to the connection whole ('finish'). */
-      let sentWhole = false;
-      const settle = (problem?: 'cut' | 'too-big') => {
-        if (settled) return;
-        settled = true;
-        cleanUp();
-        const res = response as IncomingMessage;
-        const text = Buffer.concat(chunks, bytes).toString('utf8');
-        const answer = { status: res.statusCode ?? 0, headers: headersOf(res), body: text };
-        resolve(problem ? { ...answer, bodyProblem: problem } : answer);
-      };
-      const fail = (error: Error) => {
-        if (settled) return;
-        // After the headers, a broken exchange is a cut body (paid, kept), not a network error.
-        if (response) {
-          settle('cut');
-          return;
-        }
-        settled = true;
-        cleanUp();
-        reject(error);
-      };
-      // A connection lost after the request went out whole: the service may have read and billed
-      // it (not on a reused keep-alive connection: see the top of the file).
-      const lost = (error: Error) =>
-        sentWhole && !req.reusedSocket
-          ? fail(unansweredError(`the connection was lost while waiting for the answer: ${error.message}`))
-          : fail(error);
-      // Named one by one: spreading urlToHttpOptions' object (eight fields, no prototype) into
-      // each request's options showed in the profile.
-      const req = target.send({
-        protocol: target.protocol,
-        hostname: target.hostname,
-        port: target.port,
-        path: target.path,
-        method: request.method,
-        headers: { ...request.headers, 'content-length': String(Buffer.byteLength(body)) },
-        agent: target.agent,
-      });
-      req.on('error', lost);
-      req.on('finish', () => {
-        sentWhole = true;
-      });
-      const stop = (error: Error) => {
-        fail(error);
-        req.destroy(error);
-      };
-      const ms = options.timeoutMs;
-      const timer =
-        ms !== undefined
-          ? setTimeout(() => {
-              const text = `no complete answer within ${formatMs(ms)}`;
-              stop(sentWhole ? unansweredError(text) : new Error(text));
-            }, ms)
-          : undefined;
-      let forget = () => false as boolean;
-      const cleanUp = () => {
-        if (timer !== undefined) clearTimeout(timer);
-        forget();
-      };
-      forget = cancel.add(() => stop(new Error('cancelled')));
-      if (settled) return;
-      req.on('response', (res) => {
-        response = res;
-        res.on('data', (chunk: Buffer) => {
-          if (settled) return;
-          const room = maxBodyBytes - bytes;
-          if (chunk.length > room) {
-            chunks.push(chunk.subarray(0, room));
-            bytes += room;
-            settle('too-big');
-            // Stop downloading: nothing past the cap is kept (the connection is not reused).
-            res.destroy();
-            return;
-          }
-          chunks.push(chunk);
-          bytes += chunk.length;
-        });
-        res.on('end', () => settle());
-        res.on('aborted', () => settle('cut'));
-        res.on('error', () => settle('cut'));
-        res.on('close', () => {
-          if (!res.complete) settle('cut');
-        });
-      });
-      req.end(body);
+      const target = shared.targets.of(request.url);
+      if (typeof target === 'string') reject(new Error(target));
+      else new Exchange(shared, resolve, reject).start(target, request);
     });
+}
+
+/** What every exchange of one transport shares. */
+interface Shared {
+  readonly timeoutMs: number | undefined;
+  readonly maxBodyBytes: number;
+  readonly cancel: AbortSet;
+  readonly targets: Targets;
+}
+
+/** One request and its answer, settled once: resolved with the response, or rejected. */
+class Exchange {
+  private req: ClientRequest | undefined;
+  private response: IncomingMessage | undefined;
+  private readonly chunks: Buffer[] = [];
+  private bytes = 0;
+  private settled = false;
+  /** The body was handed to the connection whole ('finish'). */
+  private sentWhole = false;
+  private timer: NodeJS.Timeout | undefined;
+  private forget: () => boolean = () => false;
+
+  constructor(
+    private readonly shared: Shared,
+    private readonly resolve: (response: HttpResponse) => void,
+    private readonly reject: (error: Error) => void,
+  ) {}
+
+  start(target: Target, request: HttpRequest): void {
+    // A string body goes out in one write with the headers (a Buffer would make it two).
+    const { body } = request;
+    // Named one by one: spreading urlToHttpOptions' object (eight fields, no prototype) into
+    // each request's options showed in the profile.
+    const req = target.send({
+      protocol: target.protocol,
+      hostname: target.hostname,
+      port: target.port,
+      path: target.path,
+      method: request.method,
+      headers: { ...request.headers, 'content-length': String(Buffer.byteLength(body)) },
+      agent: target.agent,
+    });
+    this.req = req;
+    req.on('error', (error) => this.lost(error));
+    req.on('finish', () => {
+      this.sentWhole = true;
+    });
+    const ms = this.shared.timeoutMs;
+    if (ms !== undefined) this.timer = setTimeout(() => this.timedOut(ms), ms);
+    // Called at once when the signal has already been given: nothing is sent then.
+    this.forget = this.shared.cancel.add(() => this.stop(new Error('cancelled')));
+    if (this.settled) return;
+    req.on('response', (res) => this.receive(res));
+    req.end(body);
+  }
+
+  private receive(res: IncomingMessage): void {
+    this.response = res;
+    res.on('data', (chunk: Buffer) => this.take(res, chunk));
+    res.on('end', () => this.settle());
+    res.on('aborted', () => this.settle('cut'));
+    res.on('error', () => this.settle('cut'));
+    res.on('close', () => {
+      if (!res.complete) this.settle('cut');
+    });
+  }
+
+  /** A chunk of the body, kept up to the cap. */
+  private take(res: IncomingMessage, chunk: Buffer): void {
+    if (this.settled) return;
+    const room = this.shared.maxBodyBytes - this.bytes;
+    if (chunk.length > room) {
+      this.chunks.push(chunk.subarray(0, room));
+      this.bytes += room;
+      this.settle('too-big');
+      // Stop downloading: nothing past the cap is kept (the connection is not reused).
+      res.destroy();
+      return;
+    }
+    this.chunks.push(chunk);
+    this.bytes += chunk.length;
+  }
+
+  /** The answer, whole or with its body's problem: a response, never an error (it may be paid). */
+  private settle(problem?: 'cut' | 'too-big'): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.cleanUp();
+    const res = this.response as IncomingMessage;
+    const text = Buffer.concat(this.chunks, this.bytes).toString('utf8');
+    const answer = { status: res.statusCode ?? 0, headers: headersOf(res), body: text };
+    this.resolve(problem ? { ...answer, bodyProblem: problem } : answer);
+  }
+
+  private fail(error: Error): void {
+    if (this.settled) return;
+    // After the headers, a broken exchange is a cut body (paid, kept), not a network error.
+    if (this.response) {
+      this.settle('cut');
+      return;
+    }
+    this.settled = true;
+    this.cleanUp();
+    this.reject(error);
+  }
+
+  // A connection lost after the request went out whole: the service may have read and billed it
+  // (not on a reused keep-alive connection: see the top of the file).
+  private lost(error: Error): void {
+    if (this.sentWhole && !this.req?.reusedSocket) {
+      this.fail(unansweredError(`the connection was lost while waiting for the answer: ${error.message}`));
+    } else {
+      this.fail(error);
+    }
+  }
+
+  private timedOut(ms: number): void {
+    const text = `no complete answer within ${formatMs(ms)}`;
+    this.stop(this.sentWhole ? unansweredError(text) : new Error(text));
+  }
+
+  private stop(error: Error): void {
+    this.fail(error);
+    this.req?.destroy(error);
+  }
+
+  private cleanUp(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.forget();
+  }
 }
 
 /** Where requests to one URL go, and how. */
@@ -173,16 +209,37 @@ interface Target {
   readonly path: string;
 }
 
-function targetOf(url: URL, scheme: Pick<Target, 'send' | 'agent'>): Target {
-  return {
-    send: scheme.send,
-    agent: scheme.agent,
-    protocol: url.protocol,
-    // An IPv6 address is given to the socket without its brackets.
-    hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
-    port: url.port,
-    path: url.pathname + url.search,
+/**
+ * Each address parsed once: a run sends thousands of requests to one or two (given a URL,
+ * http.request converts it again on every call, through URL's slow getters). With each scheme's
+ * pool of keep-alive connections.
+ */
+class Targets {
+  private readonly schemes = {
+    'http:': { send: httpRequest, agent: new HttpAgent({ keepAlive: true, keepAliveMsecs: 30_000 }) },
+    'https:': { send: httpsRequest, agent: new HttpsAgent({ keepAlive: true, keepAliveMsecs: 30_000 }) },
   };
+  private readonly known = new Map<string, Target>();
+
+  /** The target of a URL, or why there is none (a scheme other than http and https). */
+  of(address: string): Target | string {
+    const known = this.known.get(address);
+    if (known !== undefined) return known;
+    const url = new URL(address);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') return `unsupported scheme ${url.protocol}`;
+    const scheme = this.schemes[url.protocol];
+    const target: Target = {
+      send: scheme.send,
+      agent: scheme.agent,
+      protocol: url.protocol,
+      // An IPv6 address is given to the socket without its brackets.
+      hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+      port: url.port,
+      path: url.pathname + url.search,
+    };
+    if (this.known.size < 16) this.known.set(address, target);
+    return target;
+  }
 }
 
 function headersOf(res: IncomingMessage): Record<string, string> {
