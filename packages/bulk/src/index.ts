@@ -1,6 +1,15 @@
 // @enrich/bulk: the bulk engine shared by the CLI and the VS Code extension (Node only).
 // See packages/bulk/README.md for what a client passes and gets back.
 
+export { type CallCache, heldCache, type Kept, keepAnswer } from './call/call-cache.js';
+export {
+  type CallSteps,
+  type Held,
+  type OneCall,
+  OneCalls,
+  type Refusal,
+  type SharedFront,
+} from './call/one-call.js';
 export * from './forget/index.js';
 export {
   type CsvDelimiter,
