@@ -11,6 +11,9 @@ import {
 } from '@enrich/core';
 import { type Config, ENV } from './config.js';
 
+/** One attempt's deadline, as the CLI's default --timeout (a single call's and the key check's). */
+export const TIMEOUT_MS = 30_000;
+
 export interface Connection {
   readonly bases: Bases;
   /** The key and bases, or undefined with the reason (no key, a key with a space...) in keyProblem. */

@@ -1,18 +1,17 @@
-// One operation tool call, through the purchase path's steps (DESIGN "One purchase path"), each a
-// named method:
-//   check      the input (free: invalid input is refused before anything is sent);
-//   fromStore  the answer cache (free);
-//   share      a request already on its way in this process (core's SharedRequests): three calls
-//              asked at once with three spellings of one phone buy it once;
-//   fromShared the team's shared answer store, when there is one (--store; shared-stores.ts): an
-//              answer another client bought is free;
-//   ceiling    the budget, then the person's confirmation past --confirm-above;
-//   claim      in the shared store: a question another process is buying at this moment is waited
-//              for, not bought again; one transaction reserved against the store's cap;
-//   send       core's call with its retry policy, cut short when the server stops;
-//   record     the answer in the shared store and the cache and the spend in the ledger (or, not
-//              paid, the store's transaction given back), before the result is returned.
-import { cacheNamespace } from '@enrich/bulk';
+// One operation tool call, through the purchase path's steps, which @enrich/bulk's OneCalls takes
+// for every client that asks one question at a time (the CLI's one-off call too): the input checked
+// once, forgotten people refused, the answer cache, a question already on its way shared, the team's
+// shared answer store, the ceiling, the claim, one request, the record. What is this server's own is
+// here: its ceiling (the budget, then the person's word past --confirm-above), how it sends (core's
+// call, cut short when the server stops), its ledger, and its results in words.
+import {
+  type CallSteps,
+  cacheNamespace,
+  type Held,
+  type OneCall,
+  OneCalls,
+  type Refusal,
+} from '@enrich/bulk';
 import {
   abortableSleep,
   type CleanInput,
@@ -22,30 +21,27 @@ import {
   isPaid,
   type Operation,
   type Outcome,
-  requestKey,
-  SharedRequests,
   type Transport,
-  validate,
 } from '@enrich/core';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { AnswerCache, Kept } from './answer-cache.js';
+import type { BriefAnswerStore } from './brief-answer-store.js';
 import type { Budget } from './budget.js';
 import type { Config } from './config.js';
 import { ask } from './confirm.js';
 import type { Connection } from './connection.js';
 import type { Privacy } from './privacy.js';
 import { errorResult, outcomeResult } from './reading.js';
-import { claimToBuy, type SharedStores, settleInStore } from './shared-stores.js';
-import type { SpendLedger } from './spend-ledger.js';
+import type { SharedStores } from './shared-stores.js';
+import type { McpLedger } from './spend-ledger.js';
 
 export interface PurchaseDeps {
   readonly server: Server;
   readonly config: Config;
   readonly connection: Connection;
-  readonly cache: AnswerCache;
+  readonly cache: BriefAnswerStore;
   readonly budget: Budget;
-  readonly ledger: SpendLedger;
+  readonly ledger: McpLedger;
   readonly transport: Transport;
   /** The team's shared answer store, if one is configured. */
   readonly stores?: SharedStores | undefined;
@@ -56,148 +52,52 @@ export interface PurchaseDeps {
   readonly stop: AbortSignal;
 }
 
-/** What one purchase came to: a refusal before sending, or an outcome and where it was kept. */
-type Bought =
-  | { readonly kind: 'refused'; readonly result: CallToolResult }
-  | {
-      readonly kind: 'answered';
-      readonly outcome: Outcome;
-      readonly paid: boolean;
-      /** Found in the cache when its turn came (another process bought it meanwhile). */
-      readonly fromCache?: boolean;
-      /** Found in the shared store: bought by another client of the team. */
-      readonly fromStore?: boolean;
-      readonly kept?: Kept;
-      /** Why the shared store could not keep this paid answer, if it could not. */
-      readonly unkept?: string;
-    };
-
 export class Purchases {
-  private readonly onTheirWay = new SharedRequests<Bought>();
+  private readonly calls = new OneCalls();
   private dontAskAgain = false;
 
   constructor(private readonly deps: PurchaseDeps) {}
 
   async call(op: Operation, args: Record<string, unknown>): Promise<CallToolResult> {
-    const checked = this.check(op, args);
-    if ('result' in checked) return checked.result;
-    const { input } = checked;
-    const forgotten = await this.forgotten(op, input);
-    if (forgotten) return forgotten;
-    const key = requestKey(op, input);
-    const namespace = cacheNamespace(op, this.deps.connection.bases);
-    const stored = this.fromStore(namespace, key);
-    if (stored) return this.answered(op, input, stored, { fromCache: true, spent: 0 });
-    const { value, shared } = await this.onTheirWay.once(`${namespace}\n${key}`, () =>
-      this.buy(op, input, namespace, key),
-    );
-    if (value.kind === 'refused') return value.result;
-    if (shared) return this.answered(op, input, value.outcome, { fromCache: false, spent: 0, shared: true });
-    const cost = {
-      fromCache: value.fromCache === true,
-      fromStore: value.fromStore === true,
-      spent: value.paid ? 1 : 0,
-    };
-    return this.answered(op, input, value.outcome, cost, value);
+    const asked = await this.calls.ask(op, args, (input) => this.steps(op, input));
+    return this.result(op, asked);
   }
 
-  private check(
-    op: Operation,
-    args: Record<string, unknown>,
-  ): { input: CleanInput } | { result: CallToolResult } {
-    const checked = validate(op, args);
-    if (checked.ok) return { input: checked.input };
-    const fields = [...new Set(checked.issues.map((i) => i.field))];
-    return {
-      result: errorResult(
-        `Invalid input, not sent, no transaction spent: ${checked.message}. (${fields.length === 1 ? 'Field' : 'Fields'}: ${fields.join(', ')}.)`,
-        { 'enrich/outcome': 'invalid', 'enrich/invalid': checked.issues },
-      ),
-    };
-  }
-
-  /** A person forgotten at their request: refused before the cache, nothing sent or kept. */
-  private async forgotten(op: Operation, input: CleanInput): Promise<CallToolResult | undefined> {
-    const { privacy, config } = this.deps;
+  /** This server's steps for one valid question of `op`. */
+  private async steps(op: Operation, input: CleanInput): Promise<CallSteps> {
+    const { privacy, config, connection, stores, cache, ledger, stop } = this.deps;
+    // The answer cache registered and kept to the retention before it is read (privacy.ts).
     await privacy?.keep(config.cachePath);
-    const reason = (await privacy?.refuse())?.(op, input);
-    if (reason === undefined) return undefined;
-    return errorResult(`${op.title}: not sent: ${reason}. No transaction spent, no answer kept or shown.`, {
-      'enrich/outcome': 'forgotten',
-    });
+    const namespace = cacheNamespace(op, connection.bases);
+    return {
+      namespace,
+      refuse: await privacy?.refuse(),
+      cache: cache.for(namespace),
+      shared: stores && (() => stores.for(namespace)),
+      ceiling: () => this.ceiling(op, input),
+      send: (clean) => this.send(op, clean),
+      onPaid: () => ledger.recordOne(op, connection.bases),
+      signal: stop,
+    };
   }
 
-  private fromStore(namespace: string, key: string): Outcome | undefined {
-    const stored = this.deps.cache.get(namespace, key);
-    if (stored) this.deps.budget.fromCache++;
-    return stored;
-  }
-
-  // The steps after the local cache, once per request key at a time in this process.
-  private async buy(op: Operation, input: CleanInput, namespace: string, key: string): Promise<Bought> {
-    // Bought by another process (or another call here) since the lookup: free.
-    const stored = this.fromStore(namespace, key);
-    if (stored) return { kind: 'answered', outcome: stored, paid: false, fromCache: true };
-    const opened = await this.deps.stores?.for(namespace);
-    if (opened && 'problem' in opened)
-      return refusal(`${op.title}: not sent: ${opened.problem}. Nothing was spent.`);
-    const front = opened?.front;
-    // Looked up before the person is asked: a question the team already paid for costs nothing.
-    const kept = front && (await front.getMany([key])).get(key);
-    if (kept) return this.fromShared(namespace, key, kept);
-    const refused = await this.ceiling(op, input);
-    if (refused) return { kind: 'refused', result: refused };
-    const spend = { operation: op.id, count: 1 };
-    if (front) {
-      const step = await claimToBuy(front, key, spend, this.deps.stop).catch((error: unknown) => ({
-        kind: 'failed' as const,
-        message: this.deps.stop.aborted ? 'the server is stopping' : (error as Error).message,
-      }));
-      if (step.kind !== 'buy') this.deps.budget.settle(1, 0);
-      if (step.kind === 'answer') return this.fromShared(namespace, key, step.outcome);
-      if (step.kind === 'refused') return refusal(step.message, { 'enrich/outcome': 'budget' });
-      if (step.kind === 'failed')
-        return refusal(`${op.title}: not sent: ${step.message}. Nothing was spent.`);
-    }
-    let outcome: Outcome | undefined;
-    let unkept: string | undefined;
-    try {
-      outcome = await this.send(op, input);
-    } finally {
-      const paid = outcome !== undefined && isPaid(outcome) ? 1 : 0;
-      const unanswered = outcome?.kind === 'error' && outcome.error.code === 'unanswered' ? 1 : 0;
-      this.deps.budget.settle(1, paid, unanswered);
-      // In the shared store first: the paid answer (others waiting on the claim get it), or the
-      // transaction back and the claim released.
-      if (front) {
-        unkept = await settleInStore(front, key, spend, outcome, paid === 1).then(
-          () => undefined,
-          (error: unknown) => (error as Error).message,
-        );
-      }
-    }
-    const bought = await this.record(op, namespace, key, outcome);
-    return bought.kind === 'answered' && unkept !== undefined && bought.paid ? { ...bought, unkept } : bought;
-  }
-
-  /** An answer the shared store kept (another client bought it): free, and kept in the local cache too. */
-  private async fromShared(namespace: string, key: string, outcome: Outcome): Promise<Bought> {
-    this.deps.budget.fromCache++;
-    await this.deps.cache.put(namespace, key, outcome);
-    return { kind: 'answered', outcome, paid: false, fromCache: true, fromStore: true };
-  }
-
-  /** The budget (held for this call), then the person's word past the threshold; a refusal, or undefined. */
-  private async ceiling(op: Operation, input: CleanInput): Promise<CallToolResult | undefined> {
+  /** The budget (held for this call), then the person's word past the threshold. */
+  private async ceiling(op: Operation, input: CleanInput): Promise<Held | Refusal> {
     const { connection, budget, config, server } = this.deps;
-    if (!connection.settings) return errorResult(connection.keyProblem ?? 'No API key. Nothing was sent.');
+    if (!connection.settings) return { refused: connection.keyProblem ?? 'No API key. Nothing was sent.' };
     if (!budget.reserve()) {
-      return errorResult(
-        `Refused before sending: the budget of this server (${budget.max} transaction${budget.max === 1 ? '' : 's'}, --max-transactions or ENRICH_MAX_TRANSACTIONS) is spent. Nothing was sent and nothing spent. Answers already bought are still answered free; restart the server with a bigger budget to spend more.`,
-        { 'enrich/outcome': 'budget' },
-      );
+      return {
+        refused: `Refused before sending: the budget of this server (${budget.max} transaction${budget.max === 1 ? '' : 's'}, --max-transactions or ENRICH_MAX_TRANSACTIONS) is spent. Nothing was sent and nothing spent. Answers already bought are still answered free; restart the server with a bigger budget to spend more.`,
+        reason: 'budget',
+      };
     }
-    if (budget.committed <= config.confirmAbove || this.dontAskAgain) return undefined;
+    const held: Held = {
+      settle: (outcome) => {
+        const unanswered = outcome?.kind === 'error' && outcome.error.code === 'unanswered';
+        budget.settle(1, outcome !== undefined && isPaid(outcome) ? 1 : 0, unanswered ? 1 : 0);
+      },
+    };
+    if (budget.committed <= config.confirmAbove || this.dontAskAgain) return held;
     const answer = await ask(
       server,
       `${op.title} for ${inputText(input)} spends 1 paid transaction (${budget.spent} spent by this server so far${
@@ -206,17 +106,19 @@ export class Purchases {
       true,
     );
     if (answer.answer === 'no') {
-      budget.settle(1, 0);
-      return errorResult('Not sent: the person declined to spend a transaction. Nothing was spent.', {
-        'enrich/outcome': 'declined',
-      });
+      held.settle(undefined);
+      return {
+        refused: 'Not sent: the person declined to spend a transaction. Nothing was spent.',
+        reason: 'declined',
+      };
     }
     if (answer.dontAskAgain) this.dontAskAgain = true;
-    return undefined;
+    return held;
   }
 
   private async send(op: Operation, input: CleanInput): Promise<Outcome> {
     const { connection, transport, stop, log } = this.deps;
+    // The input is validate()'s own: core's call does not check it again.
     const report = await callOperation(op, input, {
       transport,
       settings: connection.settings as NonNullable<Connection['settings']>,
@@ -233,40 +135,58 @@ export class Purchases {
     return report.outcome;
   }
 
-  /** A paid answer goes into the ledger and the cache (on disk) before anyone is told. */
-  private async record(
-    op: Operation,
-    namespace: string,
-    key: string,
-    outcome: Outcome | undefined,
-  ): Promise<Bought> {
-    if (!outcome)
-      return { kind: 'refused', result: errorResult(`${op.title}: no answer. Nothing was spent.`) };
-    if (!isPaid(outcome)) return { kind: 'answered', outcome, paid: false };
-    this.deps.ledger.recordOne(op, this.deps.connection.bases);
-    const kept = await this.deps.cache.put(namespace, key, outcome);
-    return { kind: 'answered', outcome, paid: true, kept };
+  /** The call's result, in this server's words. */
+  private result(op: Operation, asked: OneCall): CallToolResult {
+    switch (asked.kind) {
+      case 'invalid': {
+        const fields = [...new Set(asked.issues.map((i) => i.field))];
+        return errorResult(
+          `Invalid input, not sent, no transaction spent: ${asked.message}. (${fields.length === 1 ? 'Field' : 'Fields'}: ${fields.join(', ')}.)`,
+          { 'enrich/outcome': 'invalid', 'enrich/invalid': asked.issues },
+        );
+      }
+      case 'forgotten':
+        return errorResult(
+          `${op.title}: not sent: ${asked.reason}. No transaction spent, no answer kept or shown.`,
+          { 'enrich/outcome': 'forgotten' },
+        );
+      case 'refused':
+        return errorResult(asked.message, asked.reason ? { 'enrich/outcome': asked.reason } : {});
+      case 'store-refused':
+        return errorResult(
+          `Refused before sending: budget: the shared answer store (${asked.where}) refused the transaction: its budget (the cap per month, --max-transactions-per-month) is spent. Nothing was sent and nothing spent. Answers already in the store are still answered free.`,
+          { 'enrich/outcome': 'budget' },
+        );
+      case 'store-failed': {
+        const why = this.deps.stop.aborted ? 'the server is stopping' : asked.message;
+        return errorResult(`${op.title}: not sent: ${why}. Nothing was spent.`);
+      }
+      case 'answered':
+        return this.answered(op, asked);
+    }
   }
 
-  private answered(
-    op: Operation,
-    input: CleanInput,
-    outcome: Outcome,
-    cost: { fromCache: boolean; fromStore?: boolean; spent: number; shared?: boolean },
-    bought?: { readonly kept?: Kept | undefined; readonly unkept?: string | undefined },
-  ): CallToolResult {
-    const result = outcomeResult(op, input, outcome, { ...cost, budget: this.deps.budget.describe() });
+  private answered(op: Operation, asked: Extract<OneCall, { kind: 'answered' }>): CallToolResult {
+    const { budget } = this.deps;
+    const { source } = asked;
+    if (source === 'cache' || source === 'store') budget.fromCache++;
+    const cost = {
+      fromCache: source === 'cache' || source === 'store',
+      fromStore: source === 'store',
+      shared: source === 'shared',
+      spent: asked.paid ? 1 : 0,
+    };
+    const result = outcomeResult(op, asked.input, asked.outcome, { ...cost, budget: budget.describe() });
     const warnings: string[] = [];
-    const kept = bought?.kept;
     // Said to the model too: asking again will pay again.
-    if (kept?.where === 'nowhere') {
+    if (asked.paid && asked.kept?.where === 'nowhere') {
       warnings.push(
-        `This answer could not be kept in the answer cache (${kept.reason}): only this server process remembers it, and another session would pay for it again.`,
+        `This answer could not be kept in the answer cache (${asked.kept.reason}): only this server process remembers it, and another session would pay for it again.`,
       );
     }
-    if (bought?.unkept !== undefined) {
+    if (asked.paid && asked.storeProblem !== undefined) {
       warnings.push(
-        `This answer could not be kept in the shared answer store (${bought.unkept}): another client of the team may pay for it again.`,
+        `This answer could not be kept in the shared answer store (${asked.storeProblem}): another client of the team may pay for it again.`,
       );
     }
     if (warnings.length === 0) return result;
@@ -276,8 +196,4 @@ export class Purchases {
       _meta: { ...result._meta, 'enrich/kept': false },
     };
   }
-}
-
-function refusal(text: string, extra: Record<string, unknown> = {}): Bought {
-  return { kind: 'refused', result: errorResult(text, extra) };
 }

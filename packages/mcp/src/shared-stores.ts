@@ -8,20 +8,17 @@ import {
   type Bases,
   cacheNamespace,
   openStore,
-  type SpendRequest,
+  type SharedFront,
   type StoreFront,
   StoreUnavailable,
 } from '@enrich/bulk';
-import { getOperation, type Outcome } from '@enrich/core';
+import { getOperation } from '@enrich/core';
 
 export interface SharedStoresOptions {
   readonly url: string;
   readonly maxAgeMs: number;
   readonly maxTransactionsPerMonth: number | undefined;
 }
-
-/** A front, or why none could be opened (for the tool's result). */
-export type Opened = { readonly front: StoreFront } | { readonly problem: string };
 
 export class SharedStores {
   private readonly fronts = new Map<string, Promise<StoreFront>>();
@@ -30,7 +27,7 @@ export class SharedStores {
   constructor(private readonly options: SharedStoresOptions) {}
 
   /** The front of a namespace, opened at its first use. */
-  async for(namespace: string): Promise<Opened> {
+  async for(namespace: string): Promise<SharedFront> {
     if (this.closed) return { problem: 'the server is stopping' };
     let opening = this.fronts.get(namespace);
     if (!opening) {
@@ -65,57 +62,6 @@ export class SharedStores {
       journal: { path: '' },
     });
   }
-}
-
-/** What the store says about one question before it is sent (see purchase.ts). */
-export type StoreStep =
-  | { readonly kind: 'answer'; readonly outcome: Outcome }
-  | { readonly kind: 'buy' }
-  | { readonly kind: 'refused'; readonly message: string };
-
-/**
- * Claims the question and reserves one transaction: the answer someone else kept (or bought while
- * this waited on their claim), the right to buy, or the store's budget refusing (claim released).
- */
-export async function claimToBuy(
-  front: StoreFront,
-  key: string,
-  spend: SpendRequest,
-  signal: AbortSignal,
-): Promise<StoreStep> {
-  const claim = await front.claim(key, { signal });
-  if (claim.kind === 'answer') return claim;
-  let granted: number;
-  try {
-    granted = await front.reserve(spend);
-  } catch (error) {
-    await front.release(key).catch(() => undefined);
-    throw error;
-  }
-  if (granted >= 1) return { kind: 'buy' };
-  await front.release(key);
-  return {
-    kind: 'refused',
-    message: `Refused before sending: budget: the shared answer store (${front.where}) refused the transaction: its budget (the cap per month, --max-transactions-per-month) is spent. Nothing was sent and nothing spent. Answers already in the store are still answered free.`,
-  };
-}
-
-/** After a bought question: its paid answer kept in the store, or its transaction given back and its claim released. */
-export async function settleInStore(
-  front: StoreFront,
-  key: string,
-  spend: SpendRequest,
-  outcome: Outcome | undefined,
-  paid: boolean,
-): Promise<void> {
-  if (outcome !== undefined && paid) {
-    await front.put(key, outcome);
-    return;
-  }
-  // Sent whole and never answered: it may have been paid, so its transaction is kept.
-  const unanswered = outcome?.kind === 'error' && outcome.error.code === 'unanswered';
-  if (!unanswered) await front.refund(spend);
-  await front.release(key);
 }
 
 /** The store's spend this UTC month, every client of the team counted, for the spend tool. */

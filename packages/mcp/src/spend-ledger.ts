@@ -5,7 +5,8 @@
 import { type Bases, ClientLedger, LedgerFile, type SpendRecorder } from '@enrich/bulk';
 import { type Operation, originTotals, spendTotals } from '@enrich/core';
 
-export class SpendLedger {
+/** The MCP server's side of the spend ledger (client `mcp`): a line per paid call, one per run. */
+export class McpLedger {
   private readonly ledger: ClientLedger;
   private warned = false;
 

@@ -2,6 +2,7 @@
 // can be asked, the person's yes), and the plan's figure is what the run then spends.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { acquireLock } from '@enrich/bulk';
 import { type SandboxServer, startSandboxServer } from '@enrich/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSession, tempDir, text } from './helpers.js';
@@ -93,6 +94,32 @@ describe('quote and enrich_file', () => {
       expect((reused.structuredContent as { transactions: number }).transactions).toBe(0);
       expect(sandbox.sandbox.transactions(KEY) - before - 1).toBe(plan.transactions);
       expect((await session.call('spend')).structuredContent).toMatchObject({ spent: 3 });
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('a run waits while another run holds the answer cache, then runs: the busy cache known by its class', async () => {
+    const dir = tempDir();
+    const path = leads(dir);
+    const cacheDir = tempDir();
+    const session = await startSession({ env: env(cacheDir), cwd: dir });
+    try {
+      const quote = await session.call('quote', { operation: 'phone_lookup', path });
+      const plan = quote.structuredContent as { transactions: number; token: string };
+      // This test process plays a CLI run that holds the cache for a second and a half.
+      const lock = acquireLock(join(cacheDir, 'answers.jsonl'), 'answer cache');
+      const released = new Promise<void>((resolve) =>
+        setTimeout(() => {
+          lock.release();
+          resolve();
+        }, 1500),
+      );
+      const ran = await session.call('enrich_file', { operation: 'phone_lookup', path, token: plan.token });
+      await released;
+      expect(text(ran)).not.toMatch(/Another enrich run/);
+      expect(ran.isError).toBeFalsy();
+      expect((ran.structuredContent as { transactions: number }).transactions).toBe(plan.transactions);
     } finally {
       await session.close();
     }

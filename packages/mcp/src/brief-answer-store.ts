@@ -1,15 +1,15 @@
-// The answer cache on disk, shared by every session of the server (and by the CLI, given the same
-// file with --cache): @enrich/bulk's AnswerStore, the CLI's journal format. A server may live for
-// days beside others, so the store is never held open: a lookup opens it read-only (no lock), and a
-// new paid answer opens it with its lock just long enough to journal it. When another process holds
-// the lock (a file run) past a short wait, or the cache's folder cannot be used, the answer is set
-// aside at once in a side file that every later lookup reads and the next writer moves into the
-// journal: a paid answer is on disk before its result is returned, so no exit can lose it.
-// Writes of one process go one at a time, each answer once.
-import { AnswerStore, BulkError } from '@enrich/bulk';
+// The answer cache on disk as this server uses it, shared by every session of the server (and by the
+// CLI, given the same file with --cache): @enrich/bulk's AnswerStore, the CLI's journal format,
+// opened briefly. A server may live for days beside others, so the store is never held open: a
+// lookup opens it read-only (no lock), and a new paid answer opens it with its lock just long enough
+// to journal it. When another process holds the lock (a file run) past a short wait, or the cache's
+// folder cannot be used, the answer is set aside at once in a side file that every later lookup
+// reads and the next writer moves into the journal: a paid answer is on disk before its result is
+// returned, so no exit can lose it. Writes of one process go one at a time, each answer once.
+import { AnswerStore, CacheInUse, type CallCache, type Kept, keepAnswer } from '@enrich/bulk';
 import { abortableSleep, type Outcome } from '@enrich/core';
 
-export interface CacheOptions {
+export interface BriefStoreOptions {
   readonly path: string;
   readonly maxAgeMs: number;
   readonly scrub: (text: string) => string;
@@ -20,19 +20,21 @@ export interface CacheOptions {
   readonly rescueDir?: string;
 }
 
-/** Where a paid answer was kept: it answers the same question free from then on, except 'nowhere'. */
-export type Kept =
-  | { readonly where: 'journal' }
-  | { readonly where: 'aside'; readonly path: string; readonly reason: string }
-  | { readonly where: 'nowhere'; readonly reason: string };
-
-export class AnswerCache {
+export class BriefAnswerStore {
   /** Answers that could be kept nowhere on disk: at least this process does not pay twice. */
   private readonly inMemory = new Map<string, Outcome>();
   private writing: Promise<unknown> = Promise.resolve();
   private stopping = false;
 
-  constructor(private readonly options: CacheOptions) {}
+  constructor(private readonly options: BriefStoreOptions) {}
+
+  /** The cache of one service's answers, as a single call asks it (bulk's OneCalls). */
+  for(namespace: string): CallCache {
+    return {
+      get: (key) => this.get(namespace, key),
+      keep: (key, outcome) => this.put(namespace, key, outcome),
+    };
+  }
 
   get path(): string {
     return this.options.path;
@@ -73,11 +75,10 @@ export class AnswerCache {
     const opened = await this.openForWriting(namespace);
     if (opened instanceof AnswerStore) {
       try {
-        if (await opened.put(key, outcome)) return { where: 'journal' };
-        const saved = opened.saveUnsaved();
-        if (saved?.where === 'journal') return { where: 'journal' };
-        if (saved?.where === 'rescue') return this.aside(saved.rescuePath as string, saved.reason);
-        return this.nowhere(namespace, key, outcome, saved?.reason ?? 'unknown');
+        const kept = await keepAnswer(opened, key, outcome);
+        if (kept.where === 'aside') return this.aside(kept.path, kept.reason);
+        if (kept.where === 'nowhere') return this.nowhere(namespace, key, outcome, kept.reason);
+        return kept;
       } finally {
         opened.close();
       }
@@ -107,7 +108,8 @@ export class AnswerCache {
       try {
         return AnswerStore.open(this.storeOptions(namespace));
       } catch (error) {
-        const locked = error instanceof BulkError;
+        // Another process (a file run, the CLI) holds it: known by its class, whatever its words.
+        const locked = error instanceof CacheInUse;
         if (!locked || this.stopping || Date.now() > deadline) {
           return locked ? `another process holds it: ${(error as Error).message}` : (error as Error).message;
         }

@@ -8,7 +8,7 @@ import { AnswerStore } from '@enrich/bulk';
 import { getOperation, type Outcome, readResponse } from '@enrich/core';
 import { createSandbox } from '@enrich/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AnswerCache, type CacheOptions } from '../src/answer-cache.js';
+import { BriefAnswerStore, type BriefStoreOptions } from '../src/brief-answer-store.js';
 
 const NS = 'sandbox';
 const DAY = 86_400_000;
@@ -33,8 +33,8 @@ afterEach(() => {
   logged = [];
 });
 
-function cacheAt(dir: string, more: Partial<CacheOptions> = {}): AnswerCache {
-  return new AnswerCache({
+function cacheAt(dir: string, more: Partial<BriefStoreOptions> = {}): BriefAnswerStore {
+  return new BriefAnswerStore({
     path: join(dir, 'cache.jsonl'),
     maxAgeMs: DAY,
     scrub: (text) => text,
@@ -53,7 +53,7 @@ function holdLock(dir: string): AnswerStore {
 
 const fresh = () => mkdtempSync(join(tmpdir(), 'enrich-mcp-cache-'));
 
-describe('AnswerCache', () => {
+describe('BriefAnswerStore', () => {
   it('journals a paid answer before put resolves; another server finds it, under its namespace only', async () => {
     const dir = fresh();
     const outcome = answer('5550102030');
