@@ -22,8 +22,8 @@ import { withSandboxNote } from './sandbox-note.js';
 import { SharedStores } from './shared-stores.js';
 import { McpLedger } from './spend-ledger.js';
 import type { ToolContext } from './tools/context.js';
-import { Quotes } from './tools/file-plan.js';
 import { registerTools } from './tools/index.js';
+import { Quotes } from './tools/quotes.js';
 import { ToolRegistry } from './tools/registry.js';
 import { mcpVersion } from './version.js';
 

@@ -9,7 +9,7 @@ import type { Privacy } from '../privacy.js';
 import type { Purchases } from '../purchase.js';
 import type { SharedStores } from '../shared-stores.js';
 import type { McpLedger } from '../spend-ledger.js';
-import type { Quotes } from './file-plan.js';
+import type { Quotes } from './quotes.js';
 
 export interface ToolContext {
   readonly server: Server;

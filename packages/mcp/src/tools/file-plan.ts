@@ -1,7 +1,6 @@
 // A file's plan, sending nothing: bulk's planBulk reads the file and the answer cache (and the
-// shared store, when there is one) and says what a run would spend. A quote is that plan with a
-// one-time token (Quotes), which enrich_file takes within TOKEN_TTL_MS for the same request.
-import { randomUUID } from 'node:crypto';
+// shared store, when there is one) and says what a run would spend. A quote is that plan in words,
+// with a one-time token (quotes.ts) that enrich_file takes for the same request.
 import {
   BulkError,
   type BulkPlan,
@@ -17,34 +16,7 @@ import { errorResult } from '../reading.js';
 import type { ToolContext } from './context.js';
 import type { FileRequest } from './file-request.js';
 import { toolName } from './names.js';
-
-/** How long a quote's token may be used. */
-export const TOKEN_TTL_MS = 15 * 60 * 1000;
-
-interface Quote {
-  readonly request: FileRequest;
-  readonly plan: BulkPlan;
-  readonly expires: number;
-}
-
-/** The quotes given and not used yet, by token. */
-export class Quotes {
-  private readonly quotes = new Map<string, Quote>();
-
-  give(request: FileRequest, plan: BulkPlan): { token: string; expires: number } {
-    const token = randomUUID();
-    const expires = Date.now() + TOKEN_TTL_MS;
-    this.quotes.set(token, { request, plan, expires });
-    return { token, expires };
-  }
-
-  /** The quote of a token that has not expired; a token is taken once, whatever happens next. */
-  take(token: string): Quote | undefined {
-    const quote = this.quotes.get(token);
-    this.quotes.delete(token);
-    return quote && quote.expires >= Date.now() ? quote : undefined;
-  }
-}
+import { TOKEN_TTL_MS } from './quotes.js';
 
 /** The plan of a request, or why there is none (nothing was spent). */
 export async function planFile(request: FileRequest, ctx: ToolContext): Promise<BulkPlan | string> {
