@@ -8,8 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { AnswerStore } from '../src/store/answer-store.js';
+import { postgresRescueName } from '../src/store/postgres-held.js';
 import { StoreUnavailable } from '../src/store/store-front.js';
-import { answerFor, freshSchema, openFront, usePostgres } from './postgres-fixtures.js';
+import { describePostgresUrl } from '../src/store/store-url.js';
+import { answerFor, freshSchema, NS, openFront, usePostgres } from './postgres-fixtures.js';
 
 const at = usePostgres();
 
@@ -95,6 +98,24 @@ describe('a paid answer whose put failed', () => {
     expect(readdirSync(dir)).toEqual([]);
     expect(await next.claim(KEY)).toEqual({ kind: 'answer', outcome: answerFor(KEY) });
   }, 30_000);
+
+  it('set aside twice (two files hold its key), is imported once, the later purchase kept', async () => {
+    const schema = freshSchema();
+    const dir = rescueDir();
+    const name = postgresRescueName(describePostgresUrl(at.cluster.url), schema, dir);
+    const early = { ...answerFor(KEY), extra: { Bought: 'early' } };
+    AnswerStore.setAside({ path: name, namespace: NS, rescueDir: dir, now: () => 1_000 }, [
+      { key: KEY, outcome: early },
+    ]);
+    AnswerStore.setAside({ path: name, namespace: NS, rescueDir: dir, now: () => Date.now() }, [
+      { key: KEY, outcome: answerFor(KEY) },
+    ]);
+    expect(readdirSync(dir)).toHaveLength(2);
+    const front = await openFront(at.cluster, { schema, rescueDir: dir });
+    expect(await keptKeys(schema)).toEqual([KEY]);
+    expect(readdirSync(dir)).toEqual([]);
+    expect(await front.claim(KEY)).toEqual({ kind: 'answer', outcome: answerFor(KEY) });
+  });
 
   it('that cannot be set aside either, is said lost at close: how many, of which operation, no key', async () => {
     const schema = freshSchema();

@@ -106,13 +106,13 @@ export async function importSetAside(ctx: PgContext, rescueDir = tmpdir()): Prom
   try {
     const rescued = readRescued(path, ctx.namespace, oldest);
     if (rescued.lines.length > 0) {
-      // The answers' own times: an answer is as old as its purchase, not its import.
-      const answers = rescued.lines.map(({ line }) => ({
-        key: line.key,
-        outcome: line.outcome,
-        at: line.at,
-      }));
-      await writeAnswers(ctx, '', answers);
+      // The answers' own times: an answer is as old as its purchase, not its import. One per key
+      // (the latest): two files may hold a key, and one statement cannot write a row twice.
+      const latest = new Map<string, { key: string; outcome: Outcome; at: number }>();
+      for (const { line } of rescued.lines) {
+        if ((latest.get(line.key)?.at ?? Number.NEGATIVE_INFINITY) <= line.at) latest.set(line.key, line);
+      }
+      await writeAnswers(ctx, '', [...latest.values()]);
     }
     try {
       settleRescued(rescued);
