@@ -4,37 +4,21 @@
 // updated: a person removed from the History stayed readable there. This file is replaced whole,
 // so what a change removes is gone from it.
 //
-// Crash-safe: the new content is written aside under a private name, synced, renamed over the file
-// and the folder synced, so a crash leaves the old file or the new one, never a mix; an aside file
-// a crash left is deleted by the next change. Each change reads the file afresh under its lock
+// Crash-safe, by the bulk engine's replaceFile (written aside, synced, renamed over the file, the
+// folder synced): a crash leaves the old file or the new one, never a mix; an aside file a crash
+// left is deleted by the next change (removeAbandoned). Each change reads the file afresh under its lock
 // (`history.json.lock`, the bulk engine's file lock, which the answer caches and the suppression
 // list take too), so two windows adding a call at once lose neither; within one extension host,
 // changes queue. Reads come from memory, read again when the file changed (another window wrote).
 // Node's fs, synchronously, as the spend ledger's file: this module does not import vscode, so a
 // test can run it in a process of its own and kill it mid-rewrite.
-import { randomUUID } from 'node:crypto';
-import {
-  closeSync,
-  fdatasyncSync,
-  fstatSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  type Stats,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { acquireLock, BulkError } from '@enrich/bulk';
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, type Stats, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { acquireLock, FileInUse, removeAbandoned, replaceFile } from '@enrich/bulk';
 import { abortableSleep } from '@enrich/core';
 
 export const HISTORY_FILE = 'history.json';
 const LOCK_WAIT_MS = 10_000;
-const ASIDE = /^\.aside-\d+-[0-9a-f]{8}\.tmp$/;
 
 export interface HistoryFileOptions {
   /** How long a change waits for another window's (default 10 s). */
@@ -92,12 +76,12 @@ export class HistoryFile {
     const lock = await lockWithin(this.path, this.options.lockWaitMs ?? LOCK_WAIT_MS);
     try {
       // Under the lock no rewrite is under way: an aside file is one a crash left.
-      removeAsideFiles(this.path);
+      removeAbandoned(this.path);
       this.cached = undefined;
       const next = edit(this.read());
       if (next === undefined) return;
       const text = `${JSON.stringify({ v: 1, entries: next })}\n`;
-      replaceWhole(this.path, text, this.options.beforeRename);
+      replaceFile(this.path, text, this.options.beforeRename);
       this.cached = { stamp: stampOf(this.path) ?? '', entries: next };
     } finally {
       lock.release();
@@ -112,7 +96,7 @@ async function lockWithin(path: string, waitMs: number) {
     try {
       return acquireLock(path, 'History');
     } catch (error) {
-      if (!(error instanceof BulkError)) throw error;
+      if (!(error instanceof FileInUse)) throw error;
       if (Date.now() >= deadline) {
         throw new Error(`The History file ${path} stayed locked by another window for ${waitMs / 1000} s`);
       }
@@ -136,61 +120,6 @@ function parse(text: string, path: string): readonly unknown[] {
     );
   }
   return entries;
-}
-
-function replaceWhole(path: string, text: string, beforeRename?: () => void): void {
-  const aside = `${path}.aside-${process.pid}-${randomUUID().slice(0, 8)}.tmp`;
-  let fd: number | undefined = openSync(aside, 'wx', 0o600);
-  try {
-    const bytes = Buffer.from(text);
-    let done = 0;
-    while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
-    fdatasyncSync(fd);
-    closeSync(fd);
-    fd = undefined;
-    beforeRename?.();
-    renameSync(aside, path);
-  } catch (error) {
-    if (fd !== undefined) closeSync(fd);
-    try {
-      unlinkSync(aside);
-    } catch {
-      // Not there: the next change removes it.
-    }
-    throw error;
-  }
-  syncFolder(dirname(path));
-}
-
-function removeAsideFiles(path: string): void {
-  const stem = basename(path);
-  let names: string[];
-  try {
-    names = readdirSync(dirname(path));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(stem) || !ASIDE.test(name.slice(stem.length))) continue;
-    try {
-      unlinkSync(join(dirname(path), name));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-}
-
-/** fsync of the folder, so that the rename survives a power cut (a no-op where folders cannot be opened). */
-function syncFolder(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(dir, 'r');
-    fsyncSync(fd);
-  } catch {
-    // Windows cannot open a folder.
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
 }
 
 // A rewrite is a new inode (the rename), so the stamp changes even within one mtime tick.

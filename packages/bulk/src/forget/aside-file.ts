@@ -27,6 +27,7 @@ export class AsideFile {
   private buffer = Buffer.allocUnsafe(CHUNK);
   private used = 0;
   private done = false;
+  private closed = false;
 
   /** Starts the new content of `path` (which need not exist yet). */
   constructor(readonly path: string) {
@@ -55,13 +56,18 @@ export class AsideFile {
     this.used += this.buffer.write(text, this.used);
   }
 
-  /** Syncs the new content and renames it over the file, then syncs the folder. */
-  commit(): void {
+  /**
+   * Syncs the new content and renames it over the file, then syncs the folder. `beforeRename` runs
+   * between the two (a kill test stops a writer there).
+   */
+  commit(beforeRename?: () => void): void {
     this.flush();
     fdatasyncSync(this.fd);
     closeSync(this.fd);
-    this.done = true;
+    this.closed = true;
+    beforeRename?.();
     renameSync(this.temp, this.path);
+    this.done = true;
     syncFolder(dirname(this.path));
   }
 
@@ -69,7 +75,7 @@ export class AsideFile {
   abandon(): void {
     if (this.done) return;
     this.done = true;
-    closeSync(this.fd);
+    if (!this.closed) closeSync(this.fd);
     try {
       unlinkSync(this.temp);
     } catch {
@@ -86,11 +92,11 @@ export class AsideFile {
 }
 
 /** Writes `text` as the whole new content of `path`, crash-safe. */
-export function replaceFile(path: string, text: string): void {
+export function replaceFile(path: string, text: string, beforeRename?: () => void): void {
   const aside = new AsideFile(path);
   try {
     aside.write(text);
-    aside.commit();
+    aside.commit(beforeRename);
   } catch (error) {
     aside.abandon();
     throw error;

@@ -2,6 +2,7 @@
 // clients call. See packages/bulk/README.md, "Forget a person".
 
 export type { Refuse } from '../run/row-planner.js';
+export { removeAbandoned, replaceFile } from './aside-file.js';
 export {
   noteCompacted,
   type RegisteredCache,
