@@ -24,7 +24,7 @@ export { readHeader } from './formats/open-source.js';
 export type { SourceChoice } from './formats/row-source.js';
 export { readZipEntry } from './formats/zip-file.js';
 export { BulkError, OutputInTheWay } from './run/bulk-error.js';
-export type { BulkOptions } from './run/bulk-options.js';
+export type { BulkOptions, FileOptions } from './run/bulk-options.js';
 export { checkRunFiles } from './run/file-guard.js';
 export { type BulkPlan, type PlanOptions, planBulk } from './run/plan-bulk.js';
 export { type BulkProgress, estimatedRows } from './run/progress.js';

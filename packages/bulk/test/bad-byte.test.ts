@@ -52,7 +52,8 @@ describe('a UTF-8 file with a few bytes that are not UTF-8', () => {
     // Stops a run that starts sending (today's code read the file as Windows-1252 and sent all
     // 100,000 rows): the test then fails at once on the count below rather than minutes later.
     const stop = new AbortController();
-    const run = runBulk(sandboxRun(server, { inPath, outPath }), {
+    const run = runBulk({
+      ...sandboxRun(server, { inPath, outPath }),
       signal: stop.signal,
       onPaid: () => stop.abort(),
     });

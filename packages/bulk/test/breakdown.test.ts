@@ -71,7 +71,8 @@ describe('the breakdown of a run', () => {
     writeFileSync(inPath, `phone\n${phone(1)}\n`);
     const controller = new AbortController();
     controller.abort();
-    const summary = await runBulk(sandboxRun(server, { inPath, outPath: join(dir, 'out.csv') }), {
+    const summary = await runBulk({
+      ...sandboxRun(server, { inPath, outPath: join(dir, 'out.csv') }),
       signal: controller.signal,
     });
     expect(summary.completed).toBe(false);

@@ -58,16 +58,19 @@ async function spend(
   inPath: string,
   maxTransactions: number,
   concurrency: number | 'auto',
-  more: Partial<BulkOptions['sender']> = {},
+  more: Partial<BulkOptions> = {},
 ): Promise<Spent> {
   const { server, dir } = at;
   const o = sandboxRun(server, { inPath, outPath: join(dir, 'out.csv') });
   const ledger = new LedgerFile(join(dir, 'ledger.jsonl'));
   const recorder = new SpendRecorder({ ledger, operation: op.id, origin: server.url, client: 'cli' });
-  const summary = await runBulk(
-    { ...o, sender: { ...o.sender, concurrency, maxTransactions, ...more } },
-    { onPaid: (n) => recorder.add(n) },
-  );
+  const summary = await runBulk({
+    ...o,
+    concurrency,
+    maxTransactions,
+    ...more,
+    onPaid: (n) => recorder.add(n),
+  });
   recorder.close();
   return {
     summary,
@@ -124,7 +127,7 @@ describe('--max-transactions spends exactly what it allows', () => {
     const cap = 5;
     // The slow phone's answer comes 2 s late; a 500 ms deadline leaves it unanswered, maybe paid.
     const { summary, service, journal, ledger } = await spend(writeLeads([slow]), cap, 'auto', {
-      transport: createFetchTransport({ timeoutMs: 500 }),
+      transport: () => createFetchTransport({ timeoutMs: 500 }),
       policy: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 10, maxDelayMs: 50 },
     });
     expect(summary.unanswered).toBe(1);

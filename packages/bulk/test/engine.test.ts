@@ -3,7 +3,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { outputColumns } from '@enrich/core';
-import { DEMO_KEY, startSandboxServer } from '@enrich/sandbox';
+import { startSandboxServer } from '@enrich/sandbox';
 import { describe, expect, it } from 'vitest';
 import {
   type BulkOptions,
@@ -59,7 +59,7 @@ describe('planBulk and runBulk', () => {
     expect(plan.mapping).toEqual({ Phone: 'phone' });
 
     const seen: BulkProgress[] = [];
-    const summary = await runBulk(o, { onProgress: (p) => seen.push(p), progressEveryMs: 5 });
+    const summary = await runBulk({ ...o, onProgress: (p) => seen.push(p), progressEveryMs: 5 });
     expect(summary.completed).toBe(true);
     expect(summary.transactions).toBe(plan.transactions);
     expect(server.sandbox.stats().transactions).toBe(20);
@@ -89,7 +89,7 @@ describe('planBulk and runBulk', () => {
     const { dir, server } = at;
     const inPath = join(dir, 'leads.csv');
     writeFileSync(inPath, leads());
-    const summary = await runBulk(options(inPath), { signal: AbortSignal.abort() });
+    const summary = await runBulk({ ...options(inPath), signal: AbortSignal.abort() });
     expect(summary.completed).toBe(false);
     expect(server.sandbox.stats().transactions).toBe(0);
     expect(() => readFileSync(defaultOutputPath(inPath, op))).toThrow();
@@ -100,7 +100,7 @@ describe('planBulk and runBulk', () => {
     const inPath = join(dir, 'leads.csv');
     writeFileSync(inPath, leads());
     const o = options(inPath);
-    const summary = await runBulk({ ...o, sender: { ...o.sender, maxTransactions: 5, concurrency: 1 } });
+    const summary = await runBulk({ ...o, maxTransactions: 5, concurrency: 1 });
     expect(summary.transactions).toBe(5);
     expect(summary.stopped).toBe('budget');
     expect(summary.notSent).toBe(45); // 15 phones x 3 rows
@@ -115,15 +115,11 @@ describe('planBulk and runBulk', () => {
       const inPath = join(dir, 'leads.csv');
       writeFileSync(inPath, leads());
       const base = options(inPath);
-      const sender = {
-        ...base.sender,
-        settings: { apiKey: DEMO_KEY, baseUrl: extra.url, baseUrlV3: extra.url },
-        concurrency: 3,
-      };
       const run = (name: string, windowRows: number | undefined) =>
         runBulk({
           ...base,
-          sender,
+          bases: { baseUrl: extra.url, baseUrlV3: extra.url, sandbox: true },
+          concurrency: 3,
           outPath: join(dir, `${name}.csv`),
           cachePath: join(dir, `${name}.jsonl`),
           allExtras: true,

@@ -264,11 +264,11 @@ describe("the engine's onPaid hook", () => {
     writeFileSync(inPath, `phone\n${rows.join('\n')}\n\n123\n`);
     const options = sandboxRun(server, { inPath, outPath: join(dir, 'out.csv') });
     let told = 0;
-    const summary = await runBulk(options, { onPaid: (n) => (told += n) });
+    const summary = await runBulk({ ...options, onPaid: (n) => (told += n) });
     expect(summary.transactions).toBe(30);
     expect(told).toBe(30);
     let again = 0;
-    const rerun = await runBulk(options, { onPaid: (n) => (again += n) });
+    const rerun = await runBulk({ ...options, onPaid: (n) => (again += n) });
     expect(rerun.transactions).toBe(0);
     expect(again).toBe(0);
   });

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { runBulk } from '../src/run/run-bulk.js';
 import { CACHE_FILE, cacheNamespace, normaliseBase } from '../src/store/files.js';
 import { useSandbox, writeCsv } from './fixtures.js';
-import { op, phone, sandboxRun } from './sandbox-run.js';
+import { phone, sandboxRun } from './sandbox-run.js';
 
 const at = useSandbox();
 
@@ -27,19 +27,15 @@ describe('the cache namespace', () => {
     const { dir, server } = at;
     writeCsv(join(dir, 'in.csv'), [['phone'], [phone(1)], [phone(2)]]);
     const base = server.url;
-    // A run against the sandbox as a real service at baseUrlV3, its namespace as every client names it.
-    const runAt = (baseUrlV3: string) => {
-      const bases = { baseUrl: base, baseUrlV3, sandbox: false };
-      const options = sandboxRun(
-        server,
-        { inPath: join(dir, 'in.csv'), outPath: join(dir, 'out.csv') },
-        { namespace: cacheNamespace(op, bases) },
+    // A run against the sandbox as a real service at baseUrlV3: the engine names its namespace.
+    const runAt = (baseUrlV3: string) =>
+      runBulk(
+        sandboxRun(
+          server,
+          { inPath: join(dir, 'in.csv'), outPath: join(dir, 'out.csv') },
+          { bases: { baseUrl: base, baseUrlV3, sandbox: false } },
+        ),
       );
-      return runBulk({
-        ...options,
-        sender: { ...options.sender, settings: { ...options.sender.settings, baseUrlV3 } },
-      });
-    };
     const first = await runAt(`${base}/`);
     expect(first).toMatchObject({ transactions: 2 });
     const again = await runAt(base);

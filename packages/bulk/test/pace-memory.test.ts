@@ -33,13 +33,12 @@ async function autoRun(
   writeCsv(inPath, [['phone'], ...Array.from({ length: rows }, (_, i) => [phone(from + i)])]);
   const options = sandboxRun(server, { inPath, outPath: join(dir, `${name}.out.csv`) }, { pacePath });
   const started = Date.now();
-  return runBulk(
-    { ...options, sender: { ...options.sender, concurrency: 'auto' } },
-    {
-      progressEveryMs: 100,
-      onProgress: (p) => trace?.push({ at: Date.now() - started, concurrency: p.pace.concurrency }),
-    },
-  );
+  return runBulk({
+    ...options,
+    concurrency: 'auto',
+    progressEveryMs: 100,
+    onProgress: (p) => trace?.push({ at: Date.now() - started, concurrency: p.pace.concurrency }),
+  });
 }
 
 describe("a slow service with no limit (800 ms): the second run starts at the first run's pace", () => {

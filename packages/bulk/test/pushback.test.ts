@@ -70,8 +70,8 @@ describe('when the service pushes back', () => {
     writeCsv(join(dir, 'in.csv'), [['phone'], ...Array.from({ length: 60 }, (_, i) => [phone(i)])]);
     // Ten attempts: the chance that one of the 60 fails all of them is below 1 in 10,000.
     const options = sandboxRun(server, files(dir));
-    const policy = { ...options.sender.policy, maxAttempts: 10 };
-    const summary = await runBulk({ ...options, sender: { ...options.sender, policy } });
+    const policy = { ...(options.policy ?? DEFAULT_RETRY_POLICY), maxAttempts: 10 };
+    const summary = await runBulk({ ...options, policy });
     expect(summary).toMatchObject({ ok: 60, errors: 0, transactions: 60, requests: 60 });
     expect(summary.attempts).toBeGreaterThan(60);
     expect(server.sandbox.stats().byStatus['500']).toBe(summary.attempts - 60);

@@ -1,9 +1,9 @@
 // What the engine's tests pass to planBulk and runBulk: a Phone Lookup of a file against a sandbox
 // on 127.0.0.1, over real HTTP, with fast retries.
-import { DEFAULT_RETRY_POLICY, getOperation, outputColumns } from '@enrich/core';
+import { DEFAULT_RETRY_POLICY, getOperation } from '@enrich/core';
 import { createFetchTransport } from '@enrich/core/fetch-transport';
 import { DEMO_KEY, type SandboxServer } from '@enrich/sandbox';
-import { type BulkOptions, cacheNamespace, defaultCachePath } from '../src/index.js';
+import { type BulkOptions, defaultCachePath } from '../src/index.js';
 
 export const op = getOperation('phone-lookup');
 
@@ -14,25 +14,20 @@ export const phone = (i: number) => `555${String(1_000_000 + i).padStart(7, '0')
 export function sandboxRun(
   server: SandboxServer,
   files: { readonly inPath: string; readonly outPath: string },
-  more: Partial<Omit<BulkOptions, 'sender'>> & { readonly concurrency?: number } = {},
+  more: Partial<BulkOptions> = {},
 ): BulkOptions {
-  const { concurrency = 4, ...rest } = more;
   return {
     op,
     ...files,
     cachePath: defaultCachePath(files.outPath),
-    namespace: cacheNamespace(op, { baseUrl: server.url, baseUrlV3: server.url, sandbox: true }),
+    apiKey: DEMO_KEY,
+    bases: { baseUrl: server.url, baseUrlV3: server.url, sandbox: true },
     maxAgeMs: Number.POSITIVE_INFINITY,
-    columns: outputColumns(op),
-    overrides: {},
-    ...rest,
-    sender: {
-      settings: { apiKey: DEMO_KEY, baseUrl: server.url, baseUrlV3: server.url },
-      transport: createFetchTransport({ timeoutMs: 5000 }),
-      policy: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 10, maxDelayMs: 50 },
-      concurrency,
-      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-      now: Date.now,
-    },
+    // The engine's default is every field (as every client); its tests look at the documented ones.
+    allExtras: false,
+    transport: () => createFetchTransport({ timeoutMs: 5000 }),
+    policy: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 10, maxDelayMs: 50 },
+    concurrency: 4,
+    ...more,
   };
 }

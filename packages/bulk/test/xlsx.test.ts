@@ -6,12 +6,11 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { outputColumns } from '@enrich/core';
-import { DEMO_KEY } from '@enrich/sandbox';
 import { parse } from 'csv-parse/sync';
 import ExcelJS, { type Cell, type Workbook, type Worksheet } from 'exceljs';
 import { describe, expect, it, vi } from 'vitest';
 import { openSource } from '../src/formats/open-source.js';
-import { BulkError, type BulkOptions, cacheNamespace, planBulk, runBulk } from '../src/index.js';
+import { BulkError, type BulkOptions, planBulk, runBulk } from '../src/index.js';
 import { outputHeader } from '../src/run/output-columns.js';
 import { useSandbox, useSandboxServer } from './fixtures.js';
 import { op, phone, sandboxRun } from './sandbox-run.js';
@@ -450,10 +449,9 @@ describe('Excel workbooks, answers with fields not as documented', () => {
     return {
       ...base,
       cachePath: join(dir, 'odd-cache.jsonl'),
-      namespace: cacheNamespace(op, { baseUrl: odd.url, baseUrlV3: odd.url, sandbox: true }),
+      bases: { baseUrl: odd.url, baseUrlV3: odd.url, sandbox: true },
       allExtras: true,
       ...(windowRows ? { windowRows } : {}),
-      sender: { ...base.sender, settings: { apiKey: DEMO_KEY, baseUrl: odd.url, baseUrlV3: odd.url } },
     };
   }
 

@@ -23,6 +23,8 @@ export interface ConnectionFlags {
 
 export interface Connection {
   readonly settings: Settings;
+  /** Where the requests go (the embedded sandbox's port included): the namespace and the ledger's origin. */
+  readonly bases: Bases;
   close(): Promise<void>;
 }
 
@@ -55,17 +57,22 @@ export function answerNamespace(op: Operation, flags: ConnectionFlags, env: Conn
   return cacheNamespace(op, endpoints(flags, env));
 }
 
-export async function connect(flags: ConnectionFlags, io: ConnectIo): Promise<Connection> {
+/** The key and where it goes: `where`, the bases the command already checked (endpoints), or the sandbox. */
+export async function connect(
+  flags: ConnectionFlags,
+  io: ConnectIo,
+  where: Bases = endpoints(flags, io.env),
+): Promise<Connection> {
   if (flags.sandbox) {
     // Loaded only when asked for: a real run has no use for it.
     const { DEMO_KEY, startSandboxServer } = await import('@enrich/sandbox');
     const server = await startSandboxServer({ host: '127.0.0.1', port: 0 });
     return {
       settings: { apiKey: DEMO_KEY, baseUrl: server.url, baseUrlV3: server.url },
+      bases: { baseUrl: server.url, baseUrlV3: server.url, sandbox: true },
       close: () => server.close(),
     };
   }
-  const where = endpoints(flags, io.env);
   const given = flags.baseUrl ?? flags.baseUrlV3 ?? io.env[BASE_URL_ENV] ?? io.env[BASE_URL_V3_ENV];
   // Not trimmed: a key with a space or a line break in it (`$(cat keyfile)`) is a copy mistake,
   // refused before any request by core's checkApiKey, with a message that does not print it.
@@ -88,6 +95,7 @@ export async function connect(flags: ConnectionFlags, io: ConnectIo): Promise<Co
   }
   return {
     settings: { apiKey, baseUrl: where.baseUrl, baseUrlV3: where.baseUrlV3 },
+    bases: where,
     close: async () => undefined,
   };
 }

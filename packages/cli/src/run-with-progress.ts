@@ -3,15 +3,10 @@
 import { type BulkOptions, type BulkProgress, type BulkSummary, runBulk } from '@enrich/bulk';
 import type { ProgressReporter } from './progress.js';
 
-export interface CliBulkOptions extends BulkOptions {
-  readonly progress?: ProgressReporter | undefined;
-  readonly signal?: AbortSignal;
-  /** Told of each paid transaction (the spend ledger's recorder). */
-  readonly onPaid?: (count: number) => void;
-}
-
-export async function runWithProgress(options: CliBulkOptions): Promise<BulkSummary> {
-  const { progress, signal, onPaid, ...engine } = options;
+export async function runWithProgress(
+  options: BulkOptions,
+  progress: ProgressReporter | undefined,
+): Promise<BulkSummary> {
   let latest: BulkProgress | undefined;
   const onProgress = (p: BulkProgress) => {
     // The reporter reads the latest figures on its own timer; it starts with the first ones.
@@ -19,11 +14,7 @@ export async function runWithProgress(options: CliBulkOptions): Promise<BulkSumm
     latest = p;
   };
   try {
-    return await runBulk(engine, {
-      ...(signal ? { signal } : {}),
-      ...(progress ? { onProgress } : {}),
-      ...(onPaid ? { onPaid } : {}),
-    });
+    return await runBulk(progress ? { ...options, onProgress } : options);
   } finally {
     progress?.stop();
   }

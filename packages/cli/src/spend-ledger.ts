@@ -3,7 +3,7 @@
 // a file, the input's base name. The ledger is a record, not the spending: one that cannot be
 // written is said once on stderr, and the command carries on.
 import { homedir } from 'node:os';
-import { type Bases, ClientLedger, LedgerFile, ledgerPath, type SpendRecorder } from '@enrich/bulk';
+import { type Bases, ClientLedger, LedgerFile, ledgerPath } from '@enrich/bulk';
 import type { Operation } from '@enrich/core';
 
 export interface LedgerIo {
@@ -19,7 +19,8 @@ export function cliLedger(io: Pick<LedgerIo, 'env'>): LedgerFile {
 // Paths already warned about in this process: a demo's two runs say it once.
 const warned = new Set<string>();
 
-function clientLedger(io: LedgerIo): ClientLedger {
+/** The CLI's side of the user's ledger (a bulk run records through it: bulk's BulkOptions.ledger). */
+export function clientLedger(io: LedgerIo): ClientLedger {
   const file = cliLedger(io);
   return new ClientLedger(file, 'cli', (error) => {
     if (warned.has(file.path)) return;
@@ -28,11 +29,6 @@ function clientLedger(io: LedgerIo): ClientLedger {
       `Warning: the spend ledger ${file.path} could not be written (${error.message}); what was spent is not recorded there (the answer cache keeps every answer). Set ENRICH_LEDGER to another file to keep the record.\n`,
     );
   });
-}
-
-/** A recorder of one command's paid transactions; close() it when the command ends. */
-export function spendRecorder(io: LedgerIo, op: Operation, bases: Bases, file?: string): SpendRecorder {
-  return clientLedger(io).recorder(op, bases, file === undefined ? {} : { file });
 }
 
 /** Records one paid call. */

@@ -2,17 +2,18 @@
 // paid tool call and file run is recorded with client "mcp", so that `enrich spend` shows what the
 // assistants spent beside the CLI's runs. A ledger that cannot be written is logged once (stderr)
 // and the call goes on: the ledger is a record, not the spending.
-import { type Bases, ClientLedger, LedgerFile, type SpendRecorder } from '@enrich/bulk';
+import { type Bases, ClientLedger, LedgerFile } from '@enrich/bulk';
 import { type Operation, originTotals, spendTotals } from '@enrich/core';
 
 /** The MCP server's side of the spend ledger (client `mcp`): a line per paid call, one per run. */
 export class McpLedger {
-  private readonly ledger: ClientLedger;
+  /** The server's side of the ledger: a file run records through it (bulk's BulkOptions.ledger). */
+  readonly client: ClientLedger;
   private warned = false;
 
   constructor(path: string, log: (text: string) => void) {
     const file = new LedgerFile(path);
-    this.ledger = new ClientLedger(file, 'mcp', (error) => {
+    this.client = new ClientLedger(file, 'mcp', (error) => {
       if (this.warned) return;
       this.warned = true;
       log(
@@ -22,24 +23,19 @@ export class McpLedger {
   }
 
   get path(): string {
-    return this.ledger.file.path;
-  }
-
-  /** A recorder of one call or run; close() it when the call or run ends. */
-  recorder(op: Operation, bases: Bases, file?: string): SpendRecorder {
-    return this.ledger.recorder(op, bases, file === undefined ? {} : { file });
+    return this.client.file.path;
   }
 
   /** Records one paid call. */
   recordOne(op: Operation, bases: Bases): void {
-    this.ledger.recordOne(op, bases);
+    this.client.recordOne(op, bases);
   }
 
   /** What every client recorded this UTC month, per service; undefined when the ledger cannot be read. */
   thisMonth(now = new Date()): { origin: string; transactions: number }[] | undefined {
     try {
       const month = now.toISOString().slice(0, 7);
-      return originTotals(spendTotals(this.ledger.file.read().entries, { by: 'month', since: month }));
+      return originTotals(spendTotals(this.client.file.read().entries, { by: 'month', since: month }));
     } catch {
       return undefined;
     }

@@ -6,7 +6,6 @@ import {
   type Bases,
   BulkError,
   type BulkPlan,
-  cacheNamespace,
   DEFAULT_MAX_AGE_MS,
   defaultCachePath,
   defaultOutputPath,
@@ -26,10 +25,10 @@ export interface CsvRun {
   readonly inPath: string;
   readonly outPath: string;
   readonly cachePath: string;
-  readonly namespace: string;
   /**
    * Where the run sends (the session's sandbox or not), read once when Enrich File started, with the
-   * key: the sender's bases, the cache namespace and the ledger's origin, all the same.
+   * key: the engine names the cache namespace and the ledger's origin from them too (the session's
+   * own sandbox is "sandbox" whatever its port, as the CLI's --sandbox).
    */
   readonly bases: Bases;
   /** API field -> input column, where the user changed the automatic mapping. */
@@ -52,8 +51,6 @@ export function csvRun(
     inPath,
     outPath,
     cachePath: defaultCachePath(outPath),
-    // The session's own sandbox is "sandbox" whatever its port, as the CLI's --sandbox.
-    namespace: cacheNamespace(op, bases),
     bases,
     overrides,
     sheet,
@@ -90,7 +87,7 @@ export async function planRun(run: CsvRun): Promise<Planned> {
     op: run.op,
     inPath: run.inPath,
     cachePath: run.cachePath,
-    namespace: run.namespace,
+    bases: run.bases,
     // People forgotten at their request are not planned (their rows are invalid); the retention
     // caps the answers' age (privacy/suppression.ts).
     maxAgeMs: privacy.maxAge(MAX_AGE_MS),

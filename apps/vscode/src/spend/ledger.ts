@@ -11,7 +11,7 @@
 // The ledger is a record of spending, not the spending: a file that cannot be written is said once
 // in the log and a warning, and the call or run goes on.
 import { join } from 'node:path';
-import { type Bases, ClientLedger, LedgerFile, type SpendRecorder } from '@enrich/bulk';
+import { type Bases, ClientLedger, LedgerFile } from '@enrich/bulk';
 import type { LedgerEntry, LedgerRead, Operation } from '@enrich/core';
 import * as vscode from 'vscode';
 import type { Log } from '../log';
@@ -37,7 +37,8 @@ export class SpendLedger implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
   readonly file: LedgerFile;
-  private readonly ledger: ClientLedger;
+  /** The extension's side of the ledger: an Enrich File run records through it (bulk's BulkOptions.ledger). */
+  readonly client: ClientLedger;
   private warned = false;
 
   constructor(
@@ -45,18 +46,12 @@ export class SpendLedger implements vscode.Disposable {
     private readonly log: Log,
   ) {
     this.file = new WatchedLedger(join(storage.fsPath, LEDGER_FILE), () => this.changed.fire());
-    this.ledger = new ClientLedger(this.file, 'vscode', (error) => this.failed(error));
+    this.client = new ClientLedger(this.file, 'vscode', (error) => this.failed(error));
   }
 
   /** One paid call: a line of its own, its run the History entry's id. */
   recordCall(op: Operation, bases: Bases, entryId: string): void {
-    this.ledger.recordOne(op, bases, entryId);
-  }
-
-  /** Counts an Enrich File run's paid answers (the engine's onPaid), a line every 2 s and at close(). */
-  recorder(op: Operation, bases: Bases, inPath: string): SpendRecorder {
-    // Only its base name is written.
-    return this.ledger.recorder(op, bases, { file: inPath });
+    this.client.recordOne(op, bases, entryId);
   }
 
   /** What the ledger holds; a file that cannot be read reads as empty, and is said. */

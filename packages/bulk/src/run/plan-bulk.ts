@@ -3,39 +3,22 @@
 // the answer cache alone (and the shared answer store, when there is one: what another client or
 // instance bought is free, so it is not counted as to spend). Sends nothing, needs no key, and
 // changes no file; the shared store is only read (no claim).
-import type { Operation } from '@enrich/core';
 import type { CsvLayout } from '../formats/csv-layout.js';
 import type { FileKind } from '../formats/file-kind.js';
 import { openSource } from '../formats/open-source.js';
-import type { SourceChoice } from '../formats/row-source.js';
 import { AnswerStore } from '../store/answer-store.js';
 import type { StoreFront } from '../store/store-front.js';
-import { mapInput, type Refuse, rowPlanner } from './row-planner.js';
+import type { FileOptions } from './bulk-options.js';
+import { mapInput, rowPlanner } from './row-planner.js';
 import { isUnreadable } from './row-result.js';
+import { fileWiring } from './run-wiring.js';
 import { INVALID_EXAMPLES, type InvalidExample } from './summary.js';
 
 /** Keys looked up in the shared store at once: one query each batch. */
 const STORE_BATCH = 500;
 
-export interface PlanOptions {
-  readonly op: Operation;
-  readonly inPath: string;
-  readonly cachePath: string;
-  readonly namespace: string;
-  readonly maxAgeMs: number;
-  readonly overrides: Readonly<Record<string, string>>;
-  readonly maxTransactions?: number | undefined;
-  /** The input's encoding and separator, or its sheet, where the user chose them. */
-  readonly layout?: SourceChoice;
-  /** --retry-unreadable: paid-unreadable cached answers are asked (and paid for) again. */
-  readonly retryUnreadable?: boolean;
-  readonly now?: () => number;
-  readonly display?: (path: string) => string;
-  /** The shared answer store of the run (opened for this namespace by the client), if any. */
-  readonly sharedStore?: StoreFront | undefined;
-  /** Requests not to send (people forgotten: core's SuppressionCheck): their rows are invalid. */
-  readonly refuse?: Refuse | undefined;
-}
+/** A plan's options: a run's files, operation, service and budget (bulk-options.ts). */
+export type PlanOptions = FileOptions;
 
 export interface BulkPlan {
   readonly operation: string;
@@ -67,11 +50,12 @@ export interface BulkPlan {
 
 export async function planBulk(options: PlanOptions): Promise<BulkPlan> {
   const { op } = options;
+  const wiring = fileWiring(options);
   const input = await openSource(options.inPath, options.layout);
   let fields: ReturnType<typeof mapInput>['fields'];
   let plan: ReturnType<typeof rowPlanner>;
   try {
-    const mapped = mapInput(op, options.inPath, input.header, options.overrides);
+    const mapped = mapInput(op, options.inPath, input.header, wiring.overrides);
     fields = mapped.fields;
     plan = rowPlanner(op, input.header, mapped, options.refuse);
   } catch (error) {
@@ -80,10 +64,10 @@ export async function planBulk(options: PlanOptions): Promise<BulkPlan> {
   }
   const store = AnswerStore.open({
     path: options.cachePath,
-    namespace: options.namespace,
-    maxAgeMs: options.maxAgeMs,
+    namespace: wiring.namespace,
+    maxAgeMs: wiring.maxAgeMs,
     readOnly: true,
-    now: options.now,
+    now: wiring.now,
   });
   const mapping: Record<string, string> = {};
   for (const [field, index] of Object.entries(fields)) mapping[field] = input.header[index] ?? '';

@@ -18,7 +18,7 @@ export interface BulkProgress {
   readonly pace: PaceReading;
 }
 
-/** What a run's hooks say about progress (bulk-options.ts: BulkHooks). */
+/** What a run's options say about progress (bulk-options.ts). */
 interface ProgressHooks {
   readonly onProgress?: ((progress: BulkProgress) => void) | undefined;
   readonly progressEveryMs?: number | undefined;

@@ -25,7 +25,6 @@
 // BulkRun holds the run's state as fields; its steps are named: read (the reading loop), resultFor
 // (one row), answer (a request's answer arrives), write (rows out in order), finish. Requests on
 // their way are run-requests.ts's; results known without sending, known-results.ts's.
-import { setMaxListeners } from 'node:events';
 import { setImmediate } from 'node:timers/promises';
 import { paceToRemember } from '@enrich/core';
 import type { RowSource } from '../formats/row-source.js';
@@ -34,7 +33,7 @@ import { Sender } from '../sending/sender.js';
 import { StoreClaims } from '../store/store-claims.js';
 import { BreakdownCounter } from './breakdown-counter.js';
 import { BulkError } from './bulk-error.js';
-import type { BulkHooks, BulkOptions } from './bulk-options.js';
+import type { BulkOptions } from './bulk-options.js';
 import { KnownResults } from './known-results.js';
 import { columnNamer, outputHeader } from './output-columns.js';
 import { OutputFile } from './output-file.js';
@@ -44,6 +43,7 @@ import { RowQueue } from './row-queue.js';
 import { type RowResult, resultOf, unansweredResult } from './row-result.js';
 import { describeError, type OpenedRun, openRun } from './run-files.js';
 import { type RequestAnswer, RunRequests } from './run-requests.js';
+import { type RunWiring, runWiring, senderOptions } from './run-wiring.js';
 import {
   type BulkSummary,
   countCode,
@@ -59,8 +59,13 @@ import type { Pending } from './window.js';
 /** Requests on the wire get this long after Ctrl-C; with the rest of the shutdown, under 10 s. */
 export const GRACE_MS = 8000;
 
-export async function runBulk(options: BulkOptions, hooks: BulkHooks = {}): Promise<BulkSummary> {
-  const run = await BulkRun.open(options, hooks);
+/**
+ * The one run entry of every client: opens the files (a BulkError, before anything is sent, when
+ * one cannot be used), then runs. The wiring around it (defaults, the namespace, the transport and
+ * its abandon signal, the ledger) is run-wiring.ts's.
+ */
+export async function runBulk(options: BulkOptions): Promise<BulkSummary> {
+  const run = await BulkRun.open(options);
   return run.run();
 }
 
@@ -95,36 +100,40 @@ class BulkRun {
   private graceTimer: NodeJS.Timeout | undefined;
 
   /** Opens the input and the files (run-files.ts); nothing is sent before run(). */
-  static async open(options: BulkOptions, hooks: BulkHooks): Promise<BulkRun> {
-    const startedAt = options.sender.now();
-    return new BulkRun(options, hooks, await openRun(options), startedAt);
+  static async open(options: BulkOptions): Promise<BulkRun> {
+    const wiring = runWiring(options);
+    const startedAt = wiring.now();
+    return new BulkRun(options, wiring, await openRun(options, wiring), startedAt);
   }
 
   private constructor(
     private readonly options: BulkOptions,
-    private readonly hooks: BulkHooks,
+    private readonly wiring: RunWiring,
     private readonly opened: OpenedRun,
     private readonly startedAt: number,
   ) {
-    const { op, columns } = options;
+    const { op } = options;
+    const { columns, namespace, settings, recorder } = wiring;
     const { input, store } = opened;
-    this.abandon = options.abandon ?? new AbortController();
-    // Each request in flight listens for it (as many as the concurrency): not a leak.
-    setMaxListeners(0, this.abandon.signal);
+    this.abandon = wiring.abandon;
     // The last run's pace against this service and key, when the client keeps one (pace-memory.ts).
     this.paceMemory = options.pacePath === undefined ? undefined : new PaceMemory(options.pacePath);
-    this.sender = new Sender({
-      ...options.sender,
-      startFrom: this.paceMemory?.recall(options.namespace, options.sender.settings.apiKey),
-      op,
-      onPaid: hooks.onPaid,
-      abandonSignal: this.abandon.signal,
-      mayNotSend: () =>
-        store.failure ? `the answer cache could not be written (${describeError(store.failure)})` : undefined,
-    });
+    this.sender = new Sender(
+      senderOptions(options, wiring, {
+        startFrom: this.paceMemory?.recall(namespace, settings.apiKey),
+        onPaid: (count) => {
+          recorder?.add(count);
+          options.onPaid?.(count);
+        },
+        mayNotSend: () =>
+          store.failure
+            ? `the answer cache could not be written (${describeError(store.failure)})`
+            : undefined,
+      }),
+    );
     this.summary = runSummary(options, input, store);
     this.output = new OutputFile(options.outPath, opened.format, options.scrub ?? ((text) => text), {
-      allExtras: options.allExtras === true,
+      allExtras: options.allExtras !== false,
       onError: (error) => {
         // The output's disk can fill too: stop (every answer so far is in the journal) rather than crash.
         this.sender.halt(
@@ -153,11 +162,11 @@ class BulkRun {
 
   /** The whole run: read and send, wait for what is on the wire, write the rest, finish. */
   async run(): Promise<BulkSummary> {
-    const { signal } = this.hooks;
+    const { signal } = this.options;
     if (signal?.aborted) this.onSignal();
     else signal?.addEventListener('abort', this.onSignal, { once: true });
     this.output.writeHeader();
-    const progress = startProgress(this.hooks, this.opened.input.sizeBytes, () => ({
+    const progress = startProgress(this.options, this.opened.input.sizeBytes, () => ({
       rows: this.summary.rows,
       written: rowsWritten(this.summary),
       bytes: this.bytesRead,
@@ -274,8 +283,8 @@ class BulkRun {
     }
     if ('fromStore' in sent) this.summary.fromStore++;
     const result = sent.sent
-      ? resultOf(this.options.op, sent.outcome, this.options.columns)
-      : unansweredResult(sent.reason, this.options.columns, sent.mayHaveBeenPaid === true);
+      ? resultOf(this.options.op, sent.outcome, this.wiring.columns)
+      : unansweredResult(sent.reason, this.wiring.columns, sent.mayHaveBeenPaid === true);
     slot.result = result;
     this.requests.pending.delete(key);
     this.known.remember(key, result);
@@ -332,6 +341,9 @@ class BulkRun {
     // Claims waiting for another instance's purchase end now: nothing of theirs is on the wire.
     this.shared?.stop();
     this.stopReading();
+    // From now on each paid answer goes to the ledger at once: a client that quits before the run
+    // ends (a second Ctrl-C) leaves nothing spent unrecorded.
+    this.wiring.recorder?.close();
     this.graceTimer = setTimeout(() => this.abandon.abort(), this.options.graceMs ?? GRACE_MS);
   };
 
@@ -343,8 +355,8 @@ class BulkRun {
   private rememberPace(): void {
     const { paceMemory: memory, sender } = this;
     if (!memory || sender.pace.isFixed || sender.attempts === 0) return;
-    const { namespace } = this.options;
-    const { apiKey } = this.options.sender.settings;
+    const { namespace } = this.wiring;
+    const { apiKey } = this.wiring.settings;
     const previous = memory.recall(namespace, apiKey);
     const found = paceToRemember(sender.pace.snapshot(), previous);
     if (found !== undefined && found !== previous) memory.remember(namespace, apiKey, found);
@@ -355,7 +367,7 @@ class BulkRun {
     const { input, store, outputLock } = this.opened;
     const { summary, output } = this;
     clearTimeout(this.graceTimer);
-    this.hooks.signal?.removeEventListener('abort', this.onSignal);
+    this.options.signal?.removeEventListener('abort', this.onSignal);
     input.close();
     this.queue.close();
     await output.close();
@@ -372,13 +384,14 @@ class BulkRun {
     try {
       summary.extraColumns = await output.finish(
         summary.completed,
-        columnNamer(this.options.op, outputHeader(this.options.op, input.header, this.options.columns)),
+        columnNamer(this.options.op, outputHeader(this.options.op, input.header, this.wiring.columns)),
       );
     } finally {
       summary.unsaved = store.saveUnsaved();
       store.close();
       outputLock.release();
-      summary.elapsedMs = this.options.sender.now() - this.startedAt;
+      this.wiring.recorder?.close();
+      summary.elapsedMs = this.wiring.now() - this.startedAt;
       progress.stop();
     }
   }

@@ -12,6 +12,7 @@ import type { BulkOptions } from './bulk-options.js';
 import { checkRunFiles } from './file-guard.js';
 import { outputHeader } from './output-columns.js';
 import { mapInput, rowPlanner } from './row-planner.js';
+import type { RunWiring } from './run-wiring.js';
 
 type RowPlanner = ReturnType<typeof rowPlanner>;
 
@@ -35,12 +36,13 @@ export interface OpenedRun {
  * Opens the input and plans its columns (the mapping is checked here), chooses the output's format
  * and opens the files; stops, with nothing sent, at the first that fails.
  */
-export async function openRun(options: BulkOptions): Promise<OpenedRun> {
-  const { op, columns } = options;
+export async function openRun(options: BulkOptions, wiring: RunWiring): Promise<OpenedRun> {
+  const { op } = options;
+  const { columns } = wiring;
   const input = await openSource(options.inPath, options.layout);
   let plan: RowPlanner;
   try {
-    const mapping = mapInput(op, options.inPath, input.header, options.overrides);
+    const mapping = mapInput(op, options.inPath, input.header, wiring.overrides);
     plan = rowPlanner(op, input.header, mapping, options.refuse);
   } catch (error) {
     input.close();
@@ -53,7 +55,7 @@ export async function openRun(options: BulkOptions): Promise<OpenedRun> {
     layout: input.layout,
     sheet: input.sheet,
   });
-  return { input, plan, format, ...(await openFiles(options, format, () => input.close())) };
+  return { input, plan, format, ...(await openFiles(options, wiring, format, () => input.close())) };
 }
 
 // The answer cache (locked, journal loaded) and the output's lock; stops before anything is sent.
@@ -61,11 +63,12 @@ export async function openRun(options: BulkOptions): Promise<OpenedRun> {
 // refused.
 async function openFiles(
   options: BulkOptions,
+  wiring: RunWiring,
   format: RowFormat,
   closeInput: () => void,
 ): Promise<{ store: AnswerStore; outputLock: FileLock }> {
   try {
-    checkRunFiles(options);
+    checkRunFiles({ ...options, ledgerPath: wiring.ledgerPath });
     await checkOutputPath(options.outPath, format, options.force === true);
   } catch (error) {
     closeInput();
@@ -75,9 +78,9 @@ async function openFiles(
   try {
     store = AnswerStore.open({
       path: options.cachePath,
-      namespace: options.namespace,
-      maxAgeMs: options.maxAgeMs,
-      now: options.sender.now,
+      namespace: wiring.namespace,
+      maxAgeMs: wiring.maxAgeMs,
+      now: wiring.now,
       syncIntervalMs: JOURNAL_SYNC_INTERVAL_MS,
       ...(options.scrub ? { scrub: options.scrub } : {}),
       ...(options.rescueDir ? { rescueDir: options.rescueDir } : {}),

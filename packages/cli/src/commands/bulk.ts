@@ -3,22 +3,25 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import {
+  type Bases,
   type BulkSummary,
   CACHE_FILE,
+  type ClientLedger,
   cacheFolder,
-  createHttpTransport,
+  cacheNamespace,
   defaultCachePath,
   defaultOutputPath,
   distinctFiles,
+  type FileOptions,
   GRACE_MS,
   LEDGER_ENV,
   PACE_FILE,
   planBulk,
   type StoreFront,
 } from '@enrich/bulk';
-import { type Operation, outputColumns, STOP_REASONS } from '@enrich/core';
+import { type Operation, STOP_REASONS } from '@enrich/core';
 import { isBrokenPipe } from '../broken-pipe.js';
-import { answerNamespace, type ConnectIo, type ConnectionFlags, connect, endpoints } from '../connection.js';
+import { type ConnectIo, connect, endpoints } from '../connection.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { Pipes } from '../pipes.js';
 import { retainedMaxAge, runPrivacy } from '../privacy.js';
@@ -27,7 +30,7 @@ import { bulkNotes, bulkReport, dryRunReport } from '../report.js';
 import { runWithProgress } from '../run-with-progress.js';
 import { ownControls, type Scrub } from '../scrub-io.js';
 import { closeStore, monthlyCap, openSharedStore, storeUrl } from '../shared-store.js';
-import { cliLedger, spendRecorder } from '../spend-ledger.js';
+import { clientLedger } from '../spend-ledger.js';
 import { jsonText } from '../terminal-text.js';
 import { type OperationFlags, retryPolicyOf } from './operation.js';
 
@@ -41,6 +44,18 @@ export interface BulkIo extends ConnectIo {
   readonly handleSignals?: boolean;
 }
 
+/** One bulk command: what each of its steps reads. */
+interface BulkCommand {
+  readonly op: Operation;
+  readonly flags: OperationFlags;
+  readonly io: BulkIo;
+  readonly scrub: Scrub;
+  readonly pipes: Pipes;
+  readonly cachePath: string;
+  /** With --out -, standard output is the data: the summary goes to standard error. */
+  readonly reportTo: NodeJS.WritableStream;
+}
+
 export async function bulkAction(
   op: Operation,
   flags: OperationFlags,
@@ -48,6 +63,9 @@ export async function bulkAction(
   io: BulkIo,
   scrub: Scrub,
 ): Promise<ExitCode> {
+  // The bases, checked once: the cache namespace (the store's too) and, but for the sandbox's
+  // port, where the requests go.
+  const bases = endpoints(flags, io.env);
   // The shared answer store, if one is given: checked and opened before any file is touched.
   const url = storeUrl(flags, io.env);
   const cap = monthlyCap(flags, io.env, url);
@@ -55,14 +73,18 @@ export async function bulkAction(
     url === undefined
       ? undefined
       : await openSharedStore(url, {
-          namespace: answerNamespace(op, flags, io.env),
+          namespace: cacheNamespace(op, bases),
           maxAgeMs: retainedMaxAge(io.env, flags.maxAge),
           maxTransactionsPerMonth: cap,
         });
   try {
     const pipes = await Pipes.open(inFlag, flags.out, () => defaultOutputPath(inFlag, op), io);
     try {
-      return await bulkRun(op, flags, pipes, io, scrub, shared);
+      // With --out -, the answer cache is in the working folder (the output's is a temporary one).
+      const cache = flags.cache ?? (pipes.toStdout ? CACHE_FILE : defaultCachePath(pipes.outPath));
+      const reportTo = pipes.toStdout ? io.stderr : io.stdout;
+      const command = { op, flags, io, scrub, pipes, cachePath: resolve(io.cwd, cache), reportTo };
+      return await bulkRun(command, bases, shared);
     } finally {
       pipes.close();
     }
@@ -71,27 +93,21 @@ export async function bulkAction(
   }
 }
 
+/** The files checked and the people's rights applied, then a dry run's plan or the run. */
 async function bulkRun(
-  op: Operation,
-  flags: OperationFlags,
-  pipes: Pipes,
-  io: BulkIo,
-  scrub: Scrub,
+  command: BulkCommand,
+  bases: Bases,
   shared: StoreFront | undefined,
 ): Promise<ExitCode> {
-  const { inPath, outPath } = pipes;
-  // With --out -, the answer cache is in the working folder (the output's is a temporary one).
-  const cachePath = resolve(io.cwd, flags.cache ?? (pipes.toStdout ? CACHE_FILE : defaultCachePath(outPath)));
-  // With --out -, standard output is the data: the summary goes to standard error.
-  const reportTo = pipes.toStdout ? io.stderr : io.stdout;
+  const { op, flags, io, pipes, cachePath } = command;
+  const ledger = clientLedger(io);
   // Compared as real paths (links resolved): the journal appended to the input, or the output
   // written over it, would destroy the user's data.
-  const ledgerPath = cliLedger(io).path;
   distinctFiles([
-    ['--in', inPath],
-    ['--out', outPath],
+    ['--in', pipes.inPath],
+    ['--out', pipes.outPath],
     ['--cache', cachePath],
-    [LEDGER_ENV, ledgerPath],
+    [LEDGER_ENV, ledger.file.path],
   ]);
   // People forgotten at their request are refused, the retention caps --max-age, and the journal
   // is registered for forget and held (privacy.ts); a dry run writes nothing.
@@ -101,16 +117,15 @@ async function bulkRun(
     storeUrl: storeUrl(flags, io.env),
   });
   if (privacy.note) io.stderr.write(`enrich: ${privacy.note}\n`);
-  // The command's --sandbox, --base-url and --base-url-v3.
-  const connection: ConnectionFlags = flags;
-  const files = {
+  const files: FileOptions = {
     op,
-    inPath,
+    inPath: pipes.inPath,
     cachePath,
-    namespace: answerNamespace(op, connection, io.env),
+    bases,
     maxAgeMs: privacy.maxAgeMs,
     refuse: privacy.refuse,
     overrides: flags.map,
+    maxTransactions: flags.maxTransactions,
     layout: { encoding: flags.encoding, delimiter: flags.delimiter, sheet: flags.sheet },
     retryUnreadable: flags.retryUnreadable === true,
     sharedStore: shared,
@@ -120,30 +135,76 @@ async function bulkRun(
         return near === '' || near.startsWith('..') || isAbsolute(near) ? shown : near;
       }),
   };
+  if (!flags.dryRun) return sendRun(command, files, ledger);
+  const plan = await planBulk(files);
+  const text = flags.json ? jsonText(plan) : dryRunReport(op.title, plan, flags.maxTransactions);
+  command.reportTo.write(`${text}\n`);
+  return EXIT.ok;
+}
 
-  if (flags.dryRun) {
-    const summary = await planBulk({ ...files, maxTransactions: flags.maxTransactions });
-    const text = flags.json ? jsonText(summary) : dryRunReport(op.title, summary, flags.maxTransactions);
-    reportTo.write(`${text}\n`);
-    return EXIT.ok;
-  }
-
+/** The run: the engine sends, the terminal shows its progress, Ctrl-C stops it. */
+async function sendRun(command: BulkCommand, files: FileOptions, ledger: ClientLedger): Promise<ExitCode> {
+  const { op, flags, io } = command;
   const progress: ProgressReporter | undefined = flags.quiet
     ? undefined
     : io.stderr.isTTY
       ? barProgress(ownControls(io.stderr), op.title)
       : lineProgress(io.stderr, op.title, flags.progressEvery);
-  // Every paid answer is recorded in the spend ledger: standard input as "-", a file by its base name.
-  const spend = spendRecorder(io, op, endpoints(connection, io.env), flags.in);
+  const conn = await connect(flags, io, files.bases);
+  const stop = interruptions(io, progress);
+  if (flags.retryUnreadable) {
+    io.stderr.write(
+      '--retry-unreadable: requests whose cached answer was paid for but unreadable are asked again, and each costs one more transaction (add --dry-run to count them first).\n',
+    );
+  }
+  try {
+    const summary = await runWithProgress(
+      {
+        ...files,
+        // The sandbox's own port (the bases checked before say only "the sandbox").
+        bases: conn.bases,
+        apiKey: conn.settings.apiKey,
+        outPath: command.pipes.outPath,
+        force: flags.force === true,
+        columns: flags.fields?.columns,
+        allExtras: flags.fields === undefined || flags.fields.all,
+        scrub: command.scrub,
+        // The pace of the last run per service, in the user's cache folder (see the README's Pacing).
+        pacePath: flags.rememberPace
+          ? join(cacheFolder(io.env, process.platform, homedir()), PACE_FILE)
+          : undefined,
+        // Every paid answer is recorded: standard input as "-", a file by its base name.
+        ledger,
+        ledgerName: flags.in,
+        timeoutMs: flags.timeout,
+        policy: retryPolicyOf(flags),
+        concurrency: flags.concurrency,
+        maxConcurrency: flags.maxConcurrency,
+        maxRate: flags.maxRate,
+        signal: stop.signal,
+      },
+      progress,
+    );
+    return await closing(command, summary);
+  } finally {
+    stop.dispose();
+    await conn.close();
+  }
+}
+
+/**
+ * Ctrl-C and SIGTERM (or the tests' signal): the first stops the run (nothing more is sent, the
+ * requests in flight get their grace); a second quits at once. The run has recorded every paid
+ * answer in the ledger from the first on (bulk's run closes its recorder at the signal).
+ */
+function interruptions(io: BulkIo, progress: ProgressReporter | undefined) {
   const controller = new AbortController();
-  const abandon = new AbortController();
   io.signal?.addEventListener('abort', () => controller.abort(), { once: true });
   const onSignal = () => {
     if (controller.signal.aborted) {
       io.stderr.write(
         '\nQuit at once. Answers that had arrived are in the answer cache; requests still in flight may have been paid for, and a rerun asks for them again.\n',
       );
-      spend.close();
       process.exit(EXIT.interrupted);
     }
     // The bar stays as it stood (its share, not 100 %, and the pace before the stop) on a line of
@@ -158,73 +219,38 @@ async function bulkRun(
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   }
-  const conn = await connect(connection, io);
-  if (flags.retryUnreadable) {
-    io.stderr.write(
-      '--retry-unreadable: requests whose cached answer was paid for but unreadable are asked again, and each costs one more transaction (add --dry-run to count them first).\n',
-    );
-  }
-  try {
-    const summary = await runWithProgress({
-      ...files,
-      outPath,
-      ledgerPath,
-      // The pace of the last run per service, in the user's cache folder (see the README's Pacing).
-      pacePath: flags.rememberPace
-        ? join(cacheFolder(io.env, process.platform, homedir()), PACE_FILE)
-        : undefined,
-      force: flags.force === true,
-      columns: flags.fields?.columns ?? outputColumns(op),
-      progress,
-      signal: controller.signal,
-      onPaid: (count) => spend.add(count),
-      abandon,
-      scrub,
-      allExtras: flags.fields === undefined || flags.fields.all,
-      sender: {
-        settings: conn.settings,
-        // Node's http/https rather than fetch: the same guarantees (no redirects, one deadline, a
-        // capped body) at about half the CPU per request (bulk's http-transport.ts).
-        transport: createHttpTransport({ timeoutMs: flags.timeout, signal: abandon.signal }),
-        policy: retryPolicyOf(flags),
-        concurrency: flags.concurrency,
-        maxConcurrency: flags.maxConcurrency,
-        maxRate: flags.maxRate,
-        maxTransactions: flags.maxTransactions,
-        sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-        now: Date.now,
-        onRetry: () => undefined,
-      },
-    });
-    const delivered = !summary.completed || (await deliver(pipes, io.stdout));
-    report(op, summary, flags.json === true, reportTo);
-    const notes = bulkNotes(summary, cachePath);
-    if (notes) io.stderr.write(`${notes}\n`);
-    if (!delivered) {
-      io.stderr.write(
-        `enrich: the reader of standard output closed the pipe before the whole output was written (broken pipe); every answer is in the answer cache ${cachePath}, so the same command again spends nothing for them.\n`,
-      );
-      return EXIT.brokenPipe;
-    }
-    if (!summary.unsaved && !summary.outputError && !summary.inputError && !summary.completed) {
-      io.stderr.write(
-        `Interrupted: ${summary.transactions} answers from this run are saved in ${cachePath}; ${outPath} was not written. Run the same command again to carry on.\n`,
-      );
-    }
-    return exitCodeOf(summary);
-  } finally {
-    if (io.handleSignals) {
+  return {
+    signal: controller.signal,
+    dispose(): void {
+      if (!io.handleSignals) return;
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
-    }
-    spend.close();
-    await conn.close();
-    // Whatever still holds the process (a socket the service keeps open) must not keep an
-    // interrupted run alive: the exit code is set, so end shortly after (unref: only if needed).
-    if (controller.signal.aborted && io.handleSignals) {
-      setTimeout(() => process.exit(), 500).unref();
-    }
+      // Whatever still holds the process (a socket the service keeps open) must not keep an
+      // interrupted run alive: the exit code is set, so end shortly after (unref: only if needed).
+      if (controller.signal.aborted) setTimeout(() => process.exit(), 500).unref();
+    },
+  };
+}
+
+/** The output delivered (with --out -), the summary and notes said, the exit code. */
+async function closing(command: BulkCommand, summary: BulkSummary): Promise<ExitCode> {
+  const { op, flags, io, pipes, cachePath } = command;
+  const delivered = !summary.completed || (await deliver(pipes, io.stdout));
+  report(op, summary, flags.json === true, command.reportTo);
+  const notes = bulkNotes(summary, cachePath);
+  if (notes) io.stderr.write(`${notes}\n`);
+  if (!delivered) {
+    io.stderr.write(
+      `enrich: the reader of standard output closed the pipe before the whole output was written (broken pipe); every answer is in the answer cache ${cachePath}, so the same command again spends nothing for them.\n`,
+    );
+    return EXIT.brokenPipe;
   }
+  if (!summary.unsaved && !summary.outputError && !summary.inputError && !summary.completed) {
+    io.stderr.write(
+      `Interrupted: ${summary.transactions} answers from this run are saved in ${cachePath}; ${pipes.outPath} was not written. Run the same command again to carry on.\n`,
+    );
+  }
+  return exitCodeOf(summary);
 }
 
 /**

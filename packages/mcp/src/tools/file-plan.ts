@@ -11,7 +11,6 @@ import {
 } from '@enrich/bulk';
 import type { Operation } from '@enrich/core';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { MAX_AGE_MS } from '../config.js';
 import { errorResult } from '../reading.js';
 import type { ToolContext } from './context.js';
 import type { FileRequest } from './file-request.js';
@@ -36,8 +35,8 @@ export async function planFile(request: FileRequest, ctx: ToolContext): Promise<
       op: request.op,
       inPath: request.inPath,
       cachePath: config.cachePath,
-      namespace: cacheNamespace(request.op, ctx.connection.bases),
-      maxAgeMs: MAX_AGE_MS,
+      // Whose answers: bulk names the namespace from the bases the run's requests go to.
+      bases: ctx.connection.bases,
       overrides: request.map,
       sharedStore: shared,
       refuse: await ctx.privacy?.refuse(),
