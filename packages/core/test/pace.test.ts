@@ -282,7 +282,7 @@ describe('a real service: overload and windows', () => {
     expect(perSecond(r, 10_000) / ceiling).toBeGreaterThanOrEqual(0.9);
   });
 
-  it('503 at once past 8 in service, latency log-normal (the bench\'s family c): few refused, as fast as the best fixed setting', () => {
+  it("503 at once past 8 in service, latency log-normal (the bench's family c): few refused, as fast as the best fixed setting", () => {
     // A refusal frees its place at once: unless the limit is cut when the refusal comes, the place
     // is refilled and refused again many times a round trip (half of the requests refused here).
     for (const sigma of [0.25, 0.5, 1]) {
