@@ -2,6 +2,7 @@
 // reserved-input and misbehaviour helpers that the workspace's tests and clients also use.
 export * from './lib.js';
 export {
+  ECHO_KEY_HEADER,
   HUGE_BODY_BYTES,
   MISBEHAVE_DESCRIPTIONS,
   MISBEHAVE_HEADER,

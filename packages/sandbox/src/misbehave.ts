@@ -3,12 +3,18 @@
 // (`--misbehave MODE[,MODE]`, SANDBOX_MISBEHAVE, startSandboxServer({ misbehave })) or for one
 // request (header `x-sandbox-misbehave: MODE[,MODE]`, added to the server-wide ones).
 //
-// Two kinds:
+// Three kinds:
 // - in front of the service, like a proxy or a rate limiter: `redirect`, `retry-after-huge`,
 //   `retry-after-date` answer any request to an operation path before the key is even checked;
-// - in the answer: the other modes change what would have been a 200 record (after the key,
-//   validation, allowance and reserved inputs). That 200 is counted as a transaction, whatever the
-//   mode does to its body or its delivery, as a real service bills it.
+// - in the answer: the other modes but one change what would have been a 200 record (after the
+//   key, validation, allowance and reserved inputs). That 200 is counted as a transaction, whatever
+//   the mode does to its body or its delivery, as a real service bills it;
+// - around every answer: `echo-key`, a badly made gateway that dumps the request's x-api-key into
+//   whatever it passes on (a header, and the JSON body of an error or of a record). The answer is
+//   counted as it would have been without it. Clients' scrubbers are tested against it: a key that
+//   comes back in a record is kept with it (an unknown field), so every copy a client writes or
+//   prints must have it hidden.
+import type { SandboxResponse } from './exchange.js';
 
 export const MISBEHAVE_MODES = [
   'redirect',
@@ -21,6 +27,7 @@ export const MISBEHAVE_MODES = [
   'trickle',
   'retry-after-huge',
   'retry-after-date',
+  'echo-key',
 ] as const;
 
 export type MisbehaveMode = (typeof MISBEHAVE_MODES)[number];
@@ -41,6 +48,8 @@ export const MISBEHAVE_DESCRIPTIONS: Readonly<Record<MisbehaveMode, string>> = {
   trickle: 'a 200 whose body arrives one byte every 2 s',
   'retry-after-huge': '429 with Retry-After: 99999 (about 28 hours)',
   'retry-after-date': '429 with Retry-After as an HTTP date 2 s ahead',
+  'echo-key':
+    "every answer repeats the request's x-api-key: in the header x-echo-api-key and in a JSON body's field Echo",
 };
 
 /** Pause between bytes in `trickle`. */
@@ -65,6 +74,15 @@ export function parseMisbehave(list: string | readonly string[] | undefined): Mi
     };
   }
   return { ok: true, modes: [...new Set(names as MisbehaveMode[])] };
+}
+
+/** The modes in force for one request: the server-wide ones and those its header asks for. */
+export function requestModes(
+  serverWide: readonly MisbehaveMode[],
+  asked: string | undefined,
+): MisbehaveParse {
+  const parsed = parseMisbehave(asked);
+  return parsed.ok ? { ok: true, modes: [...new Set([...serverWide, ...parsed.modes])] } : parsed;
 }
 
 /** The first mode, in list order, that answers in front of the service, if any. */
@@ -180,6 +198,29 @@ function wrongTypes(record: Record<string, Json>): Record<string, Json> {
     if (first !== undefined) out[first] = [out[first] as string];
   }
   return out;
+}
+
+/** The header in which `echo-key` repeats the request's x-api-key. */
+export const ECHO_KEY_HEADER = 'x-echo-api-key';
+
+/**
+ * The answer as a badly made gateway passes it on (`echo-key`): the request's x-api-key (whatever
+ * it was, known to the sandbox or not) in ECHO_KEY_HEADER and, when the body is a JSON object (a
+ * record or an error), in its field `Echo` as `{"x-api-key": ...}`. Other bodies (HTML, none) keep
+ * only the header. A request without the header is passed on as it is.
+ */
+export function echoKey(response: SandboxResponse, apiKey: string | undefined): SandboxResponse {
+  if (apiKey === undefined) return response;
+  const headers = { ...response.headers, [ECHO_KEY_HEADER]: apiKey };
+  let value: unknown;
+  try {
+    value = JSON.parse(response.body);
+  } catch {
+    return { ...response, headers };
+  }
+  if (!isObject(value as Json)) return { ...response, headers };
+  const body = JSON.stringify({ ...(value as Record<string, Json>), Echo: { 'x-api-key': apiKey } });
+  return { ...response, headers, body };
 }
 
 /** Retry-After as an HTTP date `aheadMs` from `nowMs`, rounded up to the next whole second. */

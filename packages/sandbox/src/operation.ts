@@ -31,7 +31,7 @@ import {
   MISBEHAVE_HEADER,
   type MisbehaveMode,
   misbehavingAnswer,
-  parseMisbehave,
+  requestModes,
   retryAfterDate,
 } from './misbehave.js';
 import { rateLimitHeaders, secondsUntil } from './rate-headers.js';
@@ -75,9 +75,9 @@ export function handleOperation(
 ): SandboxResponse {
   const { knobs, now } = ctx;
   const error = errorOf(knobs);
-  const asked = parseMisbehave(header(request, MISBEHAVE_HEADER));
+  const asked = requestModes(knobs.misbehave, header(request, MISBEHAVE_HEADER));
   if (!asked.ok) return error(400, asked.message);
-  const modes = [...new Set([...knobs.misbehave, ...asked.modes])];
+  const { modes } = asked;
   const front = frontMode(modes);
   if (front === 'redirect')
     return answer(307, undefined, { location: `${ctx.redirectOrigin}${request.path}` }, knobs.latencyMs);

@@ -17,14 +17,16 @@
 // token-bucket.ts), as do the fixed window's 429 and the overloaded service's 503; every other
 // answer takes the fixed `latencyMs` and occupies no slot.
 // Misbehaviour on request (misbehave.ts): the modes in front of the service answer before the key
-// is checked; the others change a 200 record, which is billed as any 200.
+// is checked; the others change a 200 record, which is billed as any 200; `echo-key` is applied
+// here, to every answer to an operation path whatever gave it, as a gateway wraps them all.
 import { OPERATIONS, type Operation } from '@enrich/core';
 import { ADMIN_HEADER, ADMIN_PREFIX, handleAdmin, randomToken } from './admin.js';
 import { createAllowances } from './allowance.js';
 import { DEMO_KEY } from './demo-key.js';
-import { errorAnswer, type SandboxRequest, type SandboxResponse } from './exchange.js';
+import { errorAnswer, header, type SandboxRequest, type SandboxResponse } from './exchange.js';
 import { createFixedWindows } from './fixed-window.js';
 import { changedKnobs, initialKnobs, type KnobChange, type SandboxKnobs } from './knobs.js';
+import { echoKey, MISBEHAVE_HEADER, requestModes } from './misbehave.js';
 import { handleOperation, type OperationContext } from './operation.js';
 import { createServiceModel } from './service.js';
 import { createAnswerCounts, type Stats } from './stats.js';
@@ -118,9 +120,13 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       const arrival = now();
       const path = request.path.split('?')[0] ?? '';
       const op = BY_PATH.get(path);
-      const response = op
+      let response = op
         ? handleOperation(op, request, arrival, context)
         : errorAnswer(404, `No operation at ${path}`, {}, knobs.latencyMs);
+      const modes = requestModes(knobs.misbehave, header(request, MISBEHAVE_HEADER));
+      if (op && modes.ok && modes.modes.includes('echo-key')) {
+        response = echoKey(response, header(request, 'x-api-key'));
+      }
       counts.record(arrival, response);
       return response;
     },

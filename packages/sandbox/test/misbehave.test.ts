@@ -6,6 +6,7 @@ import { createFetchTransport } from '@enrich/core/fetch-transport';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   DEMO_KEY,
+  ECHO_KEY_HEADER,
   HUGE_BODY_BYTES,
   MISBEHAVE_HEADER,
   MISBEHAVE_MODES,
@@ -199,6 +200,57 @@ describe('modes in the answer: each a 200, each counted', () => {
     });
     expect(response.status).toBe(400);
     expect(response.headers['content-type']).toBe('application/json');
+  });
+});
+
+describe('around every answer: echo-key, a gateway that dumps the key it was sent', () => {
+  /** One request with `key` (any string, known or not) and `body`, asking for `modes`. */
+  const sendWith = (key: string, modes: string, body = JSON.stringify(phoneLookup.example)) =>
+    createFetchTransport()({
+      method: 'POST',
+      url: server.url + phoneLookup.path,
+      headers: { 'x-api-key': key, 'Content-Type': 'application/json', [MISBEHAVE_HEADER]: modes },
+      body,
+    });
+
+  it('a 200 record carries the key in a header and an unknown field Echo; counted as the 200 it is', async () => {
+    const response = await sendWith(DEMO_KEY, 'echo-key');
+    expect(response.status).toBe(200);
+    expect(response.headers[ECHO_KEY_HEADER]).toBe(DEMO_KEY);
+    expect(JSON.parse(response.body).Echo).toEqual({ 'x-api-key': DEMO_KEY });
+    const outcome = readResponse(phoneLookup, response);
+    if (outcome.kind !== 'record') throw new Error(`expected a record, got ${outcome.kind}`);
+    expect(outcome.extra['Echo.x-api-key']).toBe(DEMO_KEY);
+    expect(server.sandbox.transactions()).toBe(1);
+  });
+
+  it('an error carries it too, whatever key was sent: a 401 for an unknown key, a 400 for a bad body', async () => {
+    const refused = await sendWith('not-a-sandbox-key-123', 'echo-key');
+    expect(refused.status).toBe(401);
+    expect(refused.headers[ECHO_KEY_HEADER]).toBe('not-a-sandbox-key-123');
+    expect(JSON.parse(refused.body)).toMatchObject({
+      status: 401,
+      Echo: { 'x-api-key': 'not-a-sandbox-key-123' },
+    });
+    const bad = await sendWith(DEMO_KEY, 'echo-key', '{}');
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.body)).toMatchObject({ status: 400, Echo: { 'x-api-key': DEMO_KEY } });
+    expect(server.sandbox.transactions()).toBe(0);
+  });
+
+  it('a body that is not JSON keeps only the header; without the mode, no echo at all', async () => {
+    const html = await sendWith(DEMO_KEY, 'html-200,echo-key');
+    expect(html.headers[ECHO_KEY_HEADER]).toBe(DEMO_KEY);
+    expect(html.body).not.toContain(DEMO_KEY);
+    const plain = await sendWith(DEMO_KEY, 'other-case');
+    expect(plain.headers[ECHO_KEY_HEADER]).toBeUndefined();
+    expect(plain.body).not.toContain(DEMO_KEY);
+  });
+
+  it('startSandboxServer({ misbehave: ["echo-key"] }) echoes on every request', async () => {
+    server.sandbox.configure({ misbehave: ['echo-key'] });
+    const response = await send(phoneLookup, undefined);
+    expect(response.headers[ECHO_KEY_HEADER]).toBe(DEMO_KEY);
   });
 });
 
