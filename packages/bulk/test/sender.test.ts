@@ -237,6 +237,22 @@ describe('when it stops sending', () => {
     expect(s.attempts).toBe(1);
   });
 
+  it("cancel(): without a sleep of its own, a retry's wait is core's timer, cleared, not left to hold the process", async () => {
+    const s = sender({
+      sleep: undefined,
+      policy: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 60_000, maxDelayMs: 60_000 },
+    });
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const failing = s.send({ Phone: reserved('fault').phone });
+    await sleep(200);
+    expect(s.attempts).toBe(1);
+    const waiting = timers();
+    s.cancel();
+    // Cleared at once, as the abort is told (before `within` adds a timer of its own).
+    expect(timers()).toBe(waiting - 1);
+    expect(await within(failing, 5000)).toMatchObject({ sent: true, paid: false });
+  });
+
   it('a veto (the journal cannot keep answers): stops before the request leaves', async () => {
     let veto: string | undefined;
     const s = sender({ mayNotSend: () => veto });

@@ -82,7 +82,7 @@ export function senderOptions(
     maxConcurrency: options.maxConcurrency,
     maxRate: options.maxRate,
     maxTransactions: options.maxTransactions,
-    sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+    sleep: options.sleep,
     now: wiring.now,
     ...(options.random ? { random: options.random } : {}),
     ...(options.defaultPauseMs === undefined ? {} : { defaultPauseMs: options.defaultPauseMs }),

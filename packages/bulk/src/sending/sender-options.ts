@@ -40,7 +40,11 @@ export interface SenderOptions {
   /** Requests (attempts) per second never exceeded, or undefined for no such cap. */
   readonly maxRate?: number | undefined;
   readonly maxTransactions?: number | undefined;
-  readonly sleep: (ms: number) => Promise<void>;
+  /**
+   * A retry's wait (a test's clock, say); by default core's abortableSleep alone, whose timer the
+   * run's stop clears, so that no wait holds the process after Ctrl-C.
+   */
+  readonly sleep?: ((ms: number) => Promise<void>) | undefined;
   readonly now: () => number;
   readonly random?: () => number;
   /** A 429 without Retry-After pauses the run this long. */

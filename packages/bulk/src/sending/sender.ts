@@ -337,7 +337,7 @@ export class Sender {
     this.budget?.close();
   }
 
-  /** The caller's sleep, cut short by cancel(): no wait outlasts Ctrl-C. */
+  /** The caller's sleep, or core's timer, cut short by cancel(): no wait outlasts Ctrl-C. */
   private sleep(ms: number): Promise<void> {
     return abortableSleep(ms, this.wakeUp.signal, this.options.sleep);
   }
