@@ -6,7 +6,15 @@ import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type LedgerEntry, readLedger } from '@enrich/core';
 import { describe, expect, it } from 'vitest';
-import { LedgerFile, ledgerPath, runBulk, SpendRecorder, spendOrigin } from '../src/index.js';
+import {
+  BulkError,
+  ClientLedger,
+  LedgerFile,
+  ledgerPath,
+  runBulk,
+  SpendRecorder,
+  spendOrigin,
+} from '../src/index.js';
 import { useSandboxServer, useTempDir } from './fixtures.js';
 import { op, phone, sandboxRun } from './sandbox-run.js';
 
@@ -252,8 +260,69 @@ describe('SpendRecorder', () => {
   });
 });
 
-describe("the engine's onPaid hook", () => {
+describe('ClientLedger', () => {
+  const bases = { baseUrl: 'https://api.tdg1.io', baseUrlV3: 'https://api.tdg1.io', sandbox: false };
+
+  it('flush() writes what its open recorders counted, at once; they batch again after, and a closed one is left alone', () => {
+    const file = new LedgerFile(join(at.dir, 'ledger.jsonl'));
+    const client = new ClientLedger(file, 'cli', () => undefined);
+    const a = client.recorder(op, bases, { file: 'a.csv', run: 'a' });
+    const b = client.recorder(op, bases, { file: 'b.csv', run: 'b' });
+    const done = client.recorder(op, bases, { run: 'done' });
+    done.add(1);
+    done.close();
+    a.add(3);
+    b.add(2);
+    // Batched: nothing written yet (the interval is 2 s).
+    expect(file.read().entries).toHaveLength(1);
+    client.flush();
+    const counts = () => file.read().entries.map((e) => [e.run, e.count]);
+    expect(counts()).toEqual([
+      ['done', 1],
+      ['a', 3],
+      ['b', 2],
+    ]);
+    a.add(4);
+    expect(counts()).toHaveLength(3);
+    a.close();
+    b.close();
+    client.flush();
+    expect(counts()).toEqual([
+      ['done', 1],
+      ['a', 3],
+      ['b', 2],
+      ['a', 4],
+    ]);
+  });
+});
+
+describe("the engine's ledger and onPaid hook", () => {
   const sandbox = useSandboxServer();
+
+  it("records a run's paid transactions in the client's ledger, the input by its base name, none from the cache", async () => {
+    const { dir } = at;
+    const inPath = join(dir, 'leads.csv');
+    writeFileSync(inPath, `phone\n${Array.from({ length: 12 }, (_, i) => phone(i % 6)).join('\n')}\n`);
+    const file = new LedgerFile(join(dir, 'ledger.jsonl'));
+    const ledger = new ClientLedger(file, 'vscode', () => undefined);
+    const options = sandboxRun(sandbox.server, { inPath, outPath: join(dir, 'out.csv') }, { ledger });
+    const summary = await runBulk(options);
+    expect(summary.transactions).toBe(6);
+    await runBulk(options);
+    const entries = file.read().entries;
+    expect(entries.reduce((sum, e) => sum + e.count, 0)).toBe(6);
+    expect(entries.map((e) => [e.client, e.file, e.origin])).toEqual([
+      ['vscode', 'leads.csv', 'http://127.0.0.1'],
+    ]);
+    // Standard input is named as the client says (the CLI's "-"); the ledger is never the output.
+    writeFileSync(inPath, `phone\n${phone(7)}\n`);
+    await runBulk({ ...options, ledgerName: '-' });
+    expect(file.read().entries.at(-1)).toMatchObject({ file: '-', count: 1 });
+    // (A ledger not written yet: known by its path alone, not by what it holds.)
+    const unwritten = new ClientLedger(new LedgerFile(join(dir, 'new-ledger.jsonl')), 'cli', () => undefined);
+    const over = { ...options, ledger: unwritten, outPath: unwritten.file.path, force: true };
+    await expect(runBulk(over)).rejects.toThrow(BulkError);
+  });
 
   it('is told of every paid transaction the run counts, and of none answered from the cache', async () => {
     const { dir } = at;

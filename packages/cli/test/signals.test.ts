@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CACHE_FILE } from '../src/main.js';
 import { phone, spawnCli, tempDir, writeCsv } from './helpers.js';
-import { type Hostile, retryAfter, startHostile, trickle } from './hostile-servers.js';
+import { type Hostile, phoneRecord, retryAfter, startHostile, trickle } from './hostile-servers.js';
 
 let hostile: Hostile | undefined;
 afterEach(async () => {
@@ -110,5 +110,33 @@ describe('stopping a run', () => {
     expect(Date.now() - secondAt).toBeLessThan(1000);
     expect(done.code).toBe(130);
     expect(done.stderr).toMatch(/Quit at once/);
+  });
+
+  it('a second Ctrl-C still writes the spend ledger: the answer paid a moment before is recorded', async () => {
+    // The first request is answered at once (paid); the second trickles, so the run is still going.
+    const slow = trickle(2000);
+    hostile = await startHostile((request, res, bill) => {
+      if (request.count > 1) return slow(request, res, bill);
+      bill();
+      const text = JSON.stringify(phoneRecord(JSON.parse(request.body).Phone));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(text);
+    });
+    const dir = tempDir();
+    const ledger = join(dir, 'ledger.jsonl');
+    writeCsv(join(dir, 'in.csv'), [['phone'], [phone(1)], [phone(2)]]);
+    const child = spawnCli(['phone-lookup', '--in', 'in.csv', '--out', 'out.csv', '--concurrency', '1'], {
+      env: { ...envFor(hostile), ENRICH_LEDGER: ledger },
+      cwd: dir,
+    });
+    const h = hostile;
+    await until(() => journalLines(dir).length >= 1 && h.requests >= 2);
+    child.process.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 300));
+    child.process.kill('SIGINT');
+    const done = await child.done;
+    expect(done.stderr).toMatch(/Quit at once/);
+    // Well inside the recorder's 2 s batch: only a flush at the quit wrote it.
+    const entries = readFileSync(ledger, 'utf8').split('\n').filter(Boolean);
+    expect(entries.map((line) => JSON.parse(line).count)).toEqual([1]);
   });
 });

@@ -103,7 +103,7 @@ export interface BulkOptions extends FileOptions {
   readonly progressEveryMs?: number | undefined;
   /**
    * The client's spend ledger: the run records each paid transaction there as it counts it (a
-   * line every 2 s; from the signal on, at once, so a client that quits then loses none), with
+   * line every 2 s and at the end; a client about to exit before the end calls its flush()), with
    * the input's base name (`ledgerName`, default `inPath`: `-` for standard input). The output
    * never replaces it (file-guard.ts).
    */

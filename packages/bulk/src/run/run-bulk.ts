@@ -341,9 +341,6 @@ class BulkRun {
     // Claims waiting for another instance's purchase end now: nothing of theirs is on the wire.
     this.shared?.stop();
     this.stopReading();
-    // From now on each paid answer goes to the ledger at once: a client that quits before the run
-    // ends (a second Ctrl-C) leaves nothing spent unrecorded.
-    this.wiring.recorder?.close();
     this.graceTimer = setTimeout(() => this.abandon.abort(), this.options.graceMs ?? GRACE_MS);
   };
 

@@ -122,6 +122,8 @@ export interface SpendRecorderOptions {
   readonly intervalMs?: number;
   /** Told once, of the first failure to write the ledger; the run goes on. */
   readonly onError?: (error: Error) => void;
+  /** Told when it is closed (its ClientLedger stops tracking it). */
+  readonly onClose?: () => void;
   readonly now?: () => Date;
 }
 
@@ -173,9 +175,11 @@ export class SpendRecorder {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.flush();
+    this.options.onClose?.();
   }
 
-  private flush(): void {
+  /** Writes what is pending now; later adds are batched as before. Never throws. */
+  flush(): void {
     if (this.pending === 0) return;
     const { ledger, operation, origin, client } = this.options;
     try {
@@ -207,6 +211,9 @@ export class SpendRecorder {
  * spending, so the call or run goes on.
  */
 export class ClientLedger {
+  /** Its recorders not yet closed: flush() writes what they counted. */
+  private readonly open = new Set<SpendRecorder>();
+
   constructor(
     readonly file: LedgerFile,
     private readonly client: LedgerClient,
@@ -219,7 +226,7 @@ export class ClientLedger {
     bases: Bases,
     which: { readonly file?: string; readonly run?: string } = {},
   ): SpendRecorder {
-    return new SpendRecorder({
+    const recorder: SpendRecorder = new SpendRecorder({
       ledger: this.file,
       operation: op.id,
       origin: spendOrigin(op, bases),
@@ -227,7 +234,18 @@ export class ClientLedger {
       ...(which.file === undefined ? {} : { file: which.file }),
       ...(which.run === undefined ? {} : { run: which.run }),
       onError: this.failed,
+      onClose: () => this.open.delete(recorder),
     });
+    this.open.add(recorder);
+    return recorder;
+  }
+
+  /**
+   * Writes now what every open recorder counted (a run's, which the run closes itself): for a
+   * client about to exit at once (the CLI's second Ctrl-C), so that nothing spent goes unrecorded.
+   */
+  flush(): void {
+    for (const recorder of this.open) recorder.flush();
   }
 
   /** Records one paid call, a line of its own (`run`: the call's id, random by default). */

@@ -151,7 +151,7 @@ async function sendRun(command: BulkCommand, files: FileOptions, ledger: ClientL
       ? barProgress(ownControls(io.stderr), op.title)
       : lineProgress(io.stderr, op.title, flags.progressEvery);
   const conn = await connect(flags, io, files.bases);
-  const stop = interruptions(io, progress);
+  const stop = interruptions(io, progress, ledger);
   if (flags.retryUnreadable) {
     io.stderr.write(
       '--retry-unreadable: requests whose cached answer was paid for but unreadable are asked again, and each costs one more transaction (add --dry-run to count them first).\n',
@@ -194,10 +194,10 @@ async function sendRun(command: BulkCommand, files: FileOptions, ledger: ClientL
 
 /**
  * Ctrl-C and SIGTERM (or the tests' signal): the first stops the run (nothing more is sent, the
- * requests in flight get their grace); a second quits at once. The run has recorded every paid
- * answer in the ledger from the first on (bulk's run closes its recorder at the signal).
+ * requests in flight get their grace); a second quits at once, after the ledger is written with
+ * what the run counted so far.
  */
-function interruptions(io: BulkIo, progress: ProgressReporter | undefined) {
+function interruptions(io: BulkIo, progress: ProgressReporter | undefined, ledger: ClientLedger) {
   const controller = new AbortController();
   io.signal?.addEventListener('abort', () => controller.abort(), { once: true });
   const onSignal = () => {
@@ -205,6 +205,7 @@ function interruptions(io: BulkIo, progress: ProgressReporter | undefined) {
       io.stderr.write(
         '\nQuit at once. Answers that had arrived are in the answer cache; requests still in flight may have been paid for, and a rerun asks for them again.\n',
       );
+      ledger.flush();
       process.exit(EXIT.interrupted);
     }
     // The bar stays as it stood (its share, not 100 %, and the pace before the stop) on a line of
