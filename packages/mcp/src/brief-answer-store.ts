@@ -18,6 +18,13 @@ export interface BriefStoreOptions {
   readonly lockWaitMs?: number;
   /** Where set-aside answers go (the temp directory by default). */
   readonly rescueDir?: string;
+  /**
+   * Why the person a request key holds may not be kept (forgotten at their request), or undefined.
+   * Asked again as a paid answer is written, under the cache's lock: a forget that came while the
+   * call was under way has listed the person before it rewrote the cache, so the answer is either
+   * in the cache the forget rewrites or refused here.
+   */
+  readonly forgotten?: (key: string) => string | undefined;
 }
 
 export class BriefAnswerStore {
@@ -73,6 +80,12 @@ export class BriefAnswerStore {
 
   private async write(namespace: string, key: string, outcome: Outcome): Promise<Kept> {
     const opened = await this.openForWriting(namespace);
+    const forgotten = this.options.forgotten?.(key);
+    if (forgotten !== undefined) {
+      if (opened instanceof AnswerStore) opened.close();
+      this.options.log('A paid answer was not kept: its person was forgotten while the call was under way.');
+      return { where: 'forgotten', reason: forgotten };
+    }
     if (opened instanceof AnswerStore) {
       try {
         const kept = await keepAnswer(opened, key, outcome);

@@ -16,7 +16,7 @@ import {
   retentionMs,
   suppressionPath,
 } from '@enrich/bulk';
-import { anyRefusal, type SuppressionCheck } from '@enrich/core';
+import { anyRefusal, requestOfKey, type SuppressionCheck } from '@enrich/core';
 
 const SHARED_REFRESH_MS = 30_000;
 
@@ -69,6 +69,20 @@ export class Privacy {
     }
     if (lists.every((list) => list.size === 0)) return undefined;
     return (op, input) => anyRefusal(lists, op, input);
+  }
+
+  /**
+   * Why the person a kept answer's request key holds is forgotten, or undefined: the user's list
+   * read again if it changed, and the shared store's as last read (its own writes check it too).
+   */
+  forgottenKey(key: string): string | undefined {
+    const request = requestOfKey(key);
+    if (request === undefined) return undefined;
+    try {
+      return anyRefusal([this.localList(), this.shared?.check], request.op, request.input);
+    } catch (error) {
+      return `the suppression list could not be read (${(error as Error).message})`;
+    }
   }
 
   private localList(): SuppressionCheck {

@@ -184,6 +184,11 @@ export class Purchases {
         `This answer could not be kept in the answer cache (${asked.kept.reason}): only this server process remembers it, and another session would pay for it again.`,
       );
     }
+    if (asked.paid && asked.kept?.where === 'forgotten') {
+      warnings.push(
+        `This person was forgotten at their request while the call was under way (${asked.kept.reason}): the answer is shown this once and was not kept anywhere; do not store it.`,
+      );
+    }
     if (asked.paid && asked.storeProblem !== undefined) {
       warnings.push(
         `This answer could not be kept in the shared answer store (${asked.storeProblem}): another client of the team may pay for it again.`,

@@ -92,7 +92,13 @@ function serverParts(server: Server, deps: ServerDeps, stop: AbortSignal, abando
   // Forgotten people refused before the cache is read; the retention caps the cache's max age.
   const privacy = new Privacy(config.dataDir, config.storeUrl, log);
   const maxAgeMs = privacy.maxAge(MAX_AGE_MS);
-  const cache = new BriefAnswerStore({ path: config.cachePath, maxAgeMs, scrub, log });
+  const cache = new BriefAnswerStore({
+    path: config.cachePath,
+    maxAgeMs,
+    scrub,
+    log,
+    forgotten: (key) => privacy.forgottenKey(key),
+  });
   const budget = new Budget(config.maxTransactions);
   const ledger = new McpLedger(config.ledgerPath, log);
   // The team's shared answer store, when one is configured (shared-stores.ts).

@@ -81,4 +81,45 @@ describe('a forgotten person and the MCP server', () => {
       await s.close();
     }
   });
+
+  it('forgotten while a call for them is under way: the answer is given once and kept nowhere', async () => {
+    const cacheDir = tempDir();
+    const dataDir = tempDir();
+    const s = await startSession({
+      env: {
+        ENRICH_API_KEY: KEY,
+        ENRICH_BASE_URL: sandbox.url,
+        ENRICH_BASE_URL_V3: sandbox.url,
+        ENRICH_CACHE_DIR: cacheDir,
+        ENRICH_DATA_DIR: dataDir,
+      },
+    });
+    sandbox.sandbox.reset();
+    sandbox.sandbox.configure({ latencyMs: 1500 });
+    try {
+      // Another person first, so the cache exists and has an answer to keep through the forget.
+      expect((await s.call('phone_lookup', { Phone: '5550109999' })).isError).toBeFalsy();
+      const before = sandbox.sandbox.requests();
+      const call = s.call('phone_lookup', { Phone: '(555) 010-2030' });
+      // The call has passed the server's check: its request is at the service.
+      while (sandbox.sandbox.requests() === before) await new Promise((r) => setTimeout(r, 20));
+      const read = identitiesOf({ Phone: '5550102030' });
+      if (!read.ok) throw new Error(read.message);
+      await forgetEverywhere({ dataDir, cacheDir }, read.identities);
+      const answered = await call;
+      // Paid for: shown this once, with the reason it was not kept.
+      expect(answered.isError).toBeFalsy();
+      expect((answered.content as { text: string }[]).map((c) => c.text).join('\n')).toContain(
+        'forgotten at their request while the call was under way',
+      );
+      expect(byteScan([cacheDir, dataDir], { phone: PERSON.phone })).toEqual([]);
+      // The other person's answer is still kept: answered free.
+      const requests = sandbox.sandbox.requests();
+      expect((await s.call('phone_lookup', { Phone: '5550109999' })).isError).toBeFalsy();
+      expect(sandbox.sandbox.requests()).toBe(requests);
+    } finally {
+      sandbox.sandbox.configure({ latencyMs: 0 });
+      await s.close();
+    }
+  });
 });

@@ -5,11 +5,16 @@
 import type { Outcome } from '@enrich/core';
 import type { AnswerStore } from '../store/answer-store.js';
 
-/** Where a paid answer was kept: it answers the same question free from then on, except 'nowhere'. */
+/**
+ * Where a paid answer was kept: it answers the same question free from then on, except 'nowhere'
+ * (it could not be kept) and 'forgotten' (the person was forgotten while the call was under way:
+ * the answer is given this once and kept nowhere, not even in memory).
+ */
 export type Kept =
   | { readonly where: 'journal' }
   | { readonly where: 'aside'; readonly path: string; readonly reason: string }
-  | { readonly where: 'nowhere'; readonly reason: string };
+  | { readonly where: 'nowhere'; readonly reason: string }
+  | { readonly where: 'forgotten'; readonly reason: string };
 
 export interface CallCache {
   /** A fresh answer for the request, or undefined. */

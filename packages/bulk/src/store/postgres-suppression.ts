@@ -9,7 +9,7 @@
 // transaction and a forget adds its entries holding it exclusively: a write either committed before
 // the forget's entries (and the forget's scan, which starts after them, finds and deletes its
 // answer) or starts after them (and sees them, and keeps nothing). A forget that commits first wins.
-import { type CleanInput, OPERATIONS, requestIdentities, suppressionHash } from '@enrich/core';
+import { requestIdentities, requestOfKey, suppressionHash } from '@enrich/core';
 import type pg from 'pg';
 import { nodeHmac } from '../forget/suppression-file.js';
 import { checkSchemaName } from './postgres-schema.js';
@@ -40,23 +40,9 @@ export async function readSalt(pool: pg.Pool | pg.PoolClient, schema: string): P
  * that is not core's.
  */
 export function keyHashes(key: string, salt: string): string[] {
-  const colon = key.indexOf(':');
-  const op = OPERATIONS.find((candidate) => candidate.id === key.slice(0, colon));
-  if (op === undefined) return [];
-  let pairs: unknown;
-  try {
-    pairs = JSON.parse(key.slice(colon + 1));
-  } catch {
-    return [];
-  }
-  if (!Array.isArray(pairs)) return [];
-  const input: Record<string, string> = {};
-  for (const pair of pairs) {
-    if (Array.isArray(pair) && typeof pair[0] === 'string' && typeof pair[1] === 'string') {
-      input[pair[0]] = pair[1];
-    }
-  }
-  return requestIdentities(op, input as CleanInput).map((identity) =>
+  const request = requestOfKey(key);
+  if (request === undefined) return [];
+  return requestIdentities(request.op, request.input).map((identity) =>
     suppressionHash(nodeHmac, salt, identity),
   );
 }
