@@ -125,7 +125,19 @@ function serverParts(server: Server, deps: ServerDeps, stop: AbortSignal, abando
     stop,
   });
   const folders = new AllowedFolders(server, config.allowDirs, log);
-  const parts = { server, config, connection, cache, budget, ledger, purchases, folders, stores, privacy };
+  const parts = {
+    server,
+    config,
+    connection,
+    cache,
+    budget,
+    ledger,
+    purchases,
+    folders,
+    stores,
+    privacy,
+    maxAgeMs,
+  };
   return { ...parts, quotes: new Quotes(), scrub, log, stop };
 }
 

@@ -3,9 +3,9 @@
 // forgetEverywhere, as `enrich forget` does it) is gone from the server's answer cache, and every
 // later call for them is refused before the cache or the service: nothing sent, nothing kept; a
 // file's quote plans nothing for them and its run sends nothing for them.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { forgetEverywhere } from '@enrich/bulk';
+import { forgetEverywhere, setRetentionDays } from '@enrich/bulk';
 import { identitiesOf } from '@enrich/core';
 import { type SandboxServer, startSandboxServer } from '@enrich/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -77,6 +77,45 @@ describe('a forgotten person and the MCP server', () => {
       expect(ran.isError).toBeFalsy();
       expect(sandbox.sandbox.requests()).toBe(1);
       expect(byteScan([cacheDir, dataDir], PERSON)).toEqual([]);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('the retention: an answer older than it is not used by a quote or a file run', async () => {
+    const cacheDir = tempDir();
+    const dataDir = tempDir();
+    const work = tempDir();
+    const env = {
+      ENRICH_API_KEY: KEY,
+      ENRICH_BASE_URL: sandbox.url,
+      ENRICH_BASE_URL_V3: sandbox.url,
+      ENRICH_CACHE_DIR: cacheDir,
+      ENRICH_DATA_DIR: dataDir,
+    };
+    const first = await startSession({ env, args: ['--allow-dir', work] });
+    try {
+      expect((await first.call('phone_lookup', { Phone: '5550104444' })).isError).toBeFalsy();
+    } finally {
+      await first.close();
+    }
+    // Bought three days ago; the user keeps answers two days.
+    const journal = join(cacheDir, 'answers.jsonl');
+    const threeDaysAgo = Date.now() - 3 * 86_400_000;
+    writeFileSync(journal, readFileSync(journal, 'utf8').replace(/"at":\d+/g, `"at":${threeDaysAgo}`));
+    setRetentionDays(dataDir, 2);
+    const s = await startSession({ env, args: ['--allow-dir', work] });
+    try {
+      const path = join(work, 'leads.csv');
+      writeFileSync(path, 'phone\n5550104444\n');
+      const quote = await s.call('quote', { operation: 'phone_lookup', path });
+      const plan = quote.structuredContent as { transactions: number; token: string };
+      expect(plan.transactions).toBe(1);
+      sandbox.sandbox.reset();
+      expect(
+        (await s.call('enrich_file', { operation: 'phone_lookup', path, token: plan.token })).isError,
+      ).toBeFalsy();
+      expect(sandbox.sandbox.requests()).toBe(1);
     } finally {
       await s.close();
     }

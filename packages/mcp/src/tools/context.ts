@@ -27,6 +27,8 @@ export interface ToolContext {
   readonly quotes: Quotes;
   /** The team's shared answer store, if one is configured. */
   readonly stores?: SharedStores | undefined;
+  /** The longest age of a kept answer any tool uses: the shorter of 30 days and the retention. */
+  readonly maxAgeMs: number;
   /** The suppression lists (privacy.ts): rows of forgotten people are not sent. */
   readonly privacy?: Privacy | undefined;
   readonly scrub: (text: string) => string;

@@ -35,6 +35,7 @@ export async function planFile(request: FileRequest, ctx: ToolContext): Promise<
       op: request.op,
       inPath: request.inPath,
       cachePath: config.cachePath,
+      maxAgeMs: ctx.maxAgeMs,
       // Whose answers: bulk names the namespace from the bases the run's requests go to.
       bases: ctx.connection.bases,
       overrides: request.map,

@@ -18,14 +18,15 @@ export async function runFile(request: FileRequest, limit: number, ctx: ToolCont
   if (typeof shared === 'string') return shared;
   for (let attempt = 0; ; attempt++) {
     try {
-      // The engine's defaults for the rest (bulk's run-wiring.ts): the answers' maximum age, the
-      // pace the service allows, core's retry policy, Node's transport with a 30 s deadline, every
-      // column and field.
+      // The engine's defaults for the rest (bulk's run-wiring.ts): the pace the service allows,
+      // core's retry policy, Node's transport with a 30 s deadline, every column and field.
       return await runBulk({
         op: request.op,
         inPath: request.inPath,
         outPath: request.outPath,
         cachePath: config.cachePath,
+        // No answer older than the user's retention is used (issue 38).
+        maxAgeMs: ctx.maxAgeMs,
         // Where the requests go: also the cache's namespace and the ledger's origin.
         bases: connection.bases,
         apiKey: connection.settings.apiKey,
