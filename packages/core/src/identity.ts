@@ -182,3 +182,39 @@ export function requestIdentities(op: Operation, input: CleanInput): Identity[] 
   if (name !== undefined && street !== undefined) found.push(nameAddressIdentity(name, street));
   return found;
 }
+
+/** How to type a person (readPersonText's rule, said when it is not followed). */
+export const PERSON_TEXT_HOW = 'Give a phone, an e-mail, or a name and street line ("Jane Doe, 12 Main St")';
+
+/**
+ * A person as typed into a box (VS Code's Forget a Person, the Sheets sidebar): parts separated by
+ * ";", each a phone, an e-mail (it holds an @), or "name, street line"; read with identitiesOf.
+ */
+export function readPersonText(text: string): IdentityRead {
+  const parts = text
+    .split(';')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+  if (parts.length === 0) return { ok: false, message: PERSON_TEXT_HOW };
+  const identities: Identity[] = [];
+  for (const part of parts) {
+    const comma = part.indexOf(',');
+    const fields = part.includes('@')
+      ? { Email: part }
+      : /^[\d\s().+/-]+$/.test(part)
+        ? { Phone: part }
+        : comma > 0
+          ? { FullName: part.slice(0, comma), Address1: part.slice(comma + 1) }
+          : undefined;
+    if (!fields) {
+      return {
+        ok: false,
+        message: `"${part}" is not a phone, an e-mail, or a name and street line ("Jane Doe, 12 Main St")`,
+      };
+    }
+    const read = identitiesOf(fields);
+    if (!read.ok) return read;
+    identities.push(...read.identities);
+  }
+  return { ok: true, identities };
+}

@@ -9,6 +9,9 @@ import {
   IdentityMatcher,
   identitiesOf,
   identityText,
+  nameAddressIdentity,
+  PERSON_TEXT_HOW,
+  readPersonText,
   requestIdentities,
   SuppressionCheck,
   suppressionHash,
@@ -201,5 +204,31 @@ describe('SuppressionCheck', () => {
 
   it('utcDay is the UTC date', () => {
     expect(utcDay(Date.UTC(2026, 10, 30, 23, 59))).toBe('2026-11-30');
+  });
+});
+
+describe('readPersonText: a person as typed into a box', () => {
+  it('reads each part separated by ";" as a phone, an e-mail, or "name, street line"', () => {
+    const read = readPersonText(' (555) 010-2030 ; Jane.Doe@Example.com;Jane Doe, 12 Main St ;');
+    expect(read).toEqual({
+      ok: true,
+      identities: [
+        { kind: 'phone', value: '5550102030' },
+        { kind: 'email', value: 'jane.doe@example.com' },
+        nameAddressIdentity('Jane Doe', '12 Main St'),
+      ],
+    });
+  });
+
+  it('refuses nothing typed, a part that is none of the three, and an invalid one, saying why', () => {
+    expect(readPersonText(' ; ')).toEqual({ ok: false, message: PERSON_TEXT_HOW });
+    expect(readPersonText('5550102030; Jane Doe')).toEqual({
+      ok: false,
+      message: '"Jane Doe" is not a phone, an e-mail, or a name and street line ("Jane Doe, 12 Main St")',
+    });
+    expect(readPersonText('555-01')).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^Phone must be 10 digits/),
+    });
   });
 });

@@ -1,39 +1,18 @@
 // "Forget a person" (issue 38), opened from the menu: what was typed is read with core's
-// identitiesOf (any spelling core normalises; one rule for every client), the server removes what
+// readPersonText (any spelling core normalises; one rule for every client), the server removes what
 // the spreadsheet keeps on the person and lists them as forgotten (server: privacy/forget.ts), and
 // the cells of the user's sheets that still show them are offered for clearing, never cleared
 // without a click. Only core's canonical identities go to the server, never the text as typed.
-import { type Identity, identitiesOf } from '@enrich/core/universal';
+import { type Identity, readPersonText } from '@enrich/core/universal';
 import type { PersonCells } from '../server/privacy/forget-cells.js';
 import { $, errorText, plural, showMessage } from './dom.js';
 import { renderUndo } from './provenance-panel.js';
 import { call } from './server.js';
 
-const HOW = 'Give a phone, an e-mail, or a name and street line ("Jane Doe, 12 Main St")';
-
 /** "5550102030; jane.doe@example.com; Jane Doe, 12 Main St": each part a phone, an e-mail, or a name and street line. */
 export function readPerson(text: string): Identity[] | string {
-  const parts = text
-    .split(';')
-    .map((part) => part.trim())
-    .filter((part) => part !== '');
-  if (parts.length === 0) return `${HOW}.`;
-  const identities: Identity[] = [];
-  for (const part of parts) {
-    const comma = part.indexOf(',');
-    const fields = part.includes('@')
-      ? { Email: part }
-      : /^[\d\s().+/-]+$/.test(part)
-        ? { Phone: part }
-        : comma > 0
-          ? { FullName: part.slice(0, comma), Address1: part.slice(comma + 1) }
-          : undefined;
-    if (!fields) return `"${part}" is not one: ${HOW}.`;
-    const read = identitiesOf(fields);
-    if (!read.ok) return `${read.message}.`;
-    identities.push(...read.identities);
-  }
-  return identities;
+  const read = readPersonText(text);
+  return read.ok ? [...read.identities] : `${read.message}.`;
 }
 
 let forgotten: Identity[] = [];

@@ -18,7 +18,7 @@ import {
   describeIdentity,
   type Identity,
   type IdentityMatcher,
-  identitiesOf,
+  readPersonText,
   requestKey,
   validate,
 } from '@enrich/core';
@@ -33,31 +33,8 @@ type Parsed = { readonly identities: readonly Identity[] } | { readonly problem:
 
 /** "5550102030; jane.doe@example.com; Jane Doe, 12 Main St": each part a phone, an e-mail, or a name and street line. */
 export function parsePerson(text: string): Parsed {
-  const parts = text
-    .split(';')
-    .map((part) => part.trim())
-    .filter((part) => part !== '');
-  if (parts.length === 0)
-    return { problem: 'Give a phone, an e-mail, or a name and street line ("Jane Doe, 12 Main St")' };
-  const identities: Identity[] = [];
-  for (const part of parts) {
-    const comma = part.indexOf(',');
-    const fields = part.includes('@')
-      ? { Email: part }
-      : /^[\d\s().+/-]+$/.test(part)
-        ? { Phone: part }
-        : comma > 0
-          ? { FullName: part.slice(0, comma), Address1: part.slice(comma + 1) }
-          : undefined;
-    if (!fields)
-      return {
-        problem: `"${part}" is not a phone, an e-mail, or a name and street line ("Jane Doe, 12 Main St")`,
-      };
-    const read = identitiesOf(fields);
-    if (!read.ok) return { problem: read.message };
-    identities.push(...read.identities);
-  }
-  return { identities };
+  const read = readPersonText(text);
+  return read.ok ? { identities: read.identities } : { problem: read.message };
 }
 
 /** The History as one of the user's stores, for forgetEverywhere and heldEverywhere. */
