@@ -104,13 +104,39 @@ const seconds = (flag: string, min: number, max?: number) => (text: string) =>
   parseWhole(text, flag, min, max) * 1000;
 
 /** Adds the operation's command to `program`; `action` runs with the parsed flags and field values. */
+// The options are declared in groups, in the order --help lists them: each group a step below.
 export function addOperationCommand(program: Command, op: Operation, action: OperationAction): Command {
   const cmd = program
     .command(op.id)
     .aliases(namesOf(op))
     .summary(`${op.title}: ${op.inputs.map((f) => `--${flagOf(f)}`).join(' ')}`)
     .description(`${op.title}: ${op.category} (${op.version} ${op.path})`)
-    .usage('[--Field value ...] | --in file [--out file] [options]')
+    .usage('[--Field value ...] | --in file [--out file] [options]');
+  addFileOptions(cmd, op);
+  addCacheOptions(cmd);
+  addPaceOptions(cmd);
+  addRetryOptions(cmd);
+  addRunOptions(cmd);
+  const fields = op.inputs.map((field) => new FieldOption(field));
+  for (const option of fields) cmd.addOption(option);
+  cmd.addHelpText(
+    'after',
+    `\nInput fields: ${op.inputs.map((f) => f.name).join(', ')} (flags are case-insensitive).\nOutput columns: ${outputColumns(op).join(', ')}\n`,
+  );
+  cmd.action(async () => {
+    const input: Record<string, string> = {};
+    for (const option of fields) {
+      const value = cmd.getOptionValue(option.attributeName()) as string | undefined;
+      if (value !== undefined) input[option.field.name] = value;
+    }
+    await action(op, cmd.opts<OperationFlags>(), input, cmd);
+  });
+  return cmd;
+}
+
+/** The files: what is read, how, and where the enriched file goes. */
+function addFileOptions(cmd: Command, op: Operation): void {
+  cmd
     .option('--in <file>', 'file to enrich (bulk run): CSV, .tsv, .xlsx, .jsonl; - for standard input')
     .option(
       '--out <file>',
@@ -138,7 +164,12 @@ export function addOperationCommand(program: Command, op: Operation, action: Ope
         "the input's separator: , ; tab | (default: found; .tsv: tab)",
       ).argParser(parseDelimiter),
     )
-    .option('--sheet <name>', "a workbook's sheet to read (default: the first)")
+    .option('--sheet <name>', "a workbook's sheet to read (default: the first)");
+}
+
+/** The answer cache, the shared answer store and its cap, and how old a reused answer may be. */
+function addCacheOptions(cmd: Command): void {
+  cmd
     .option('--cache <file>', `answer cache (default: ${CACHE_FILE} beside the output)`)
     .option(
       '--store <url>',
@@ -154,7 +185,12 @@ export function addOperationCommand(program: Command, op: Operation, action: Ope
       new Option('--max-age <duration>', 'reuse cached answers this fresh: 30d, 12h, forever')
         .argParser((text) => parseDuration(text, '--max-age'))
         .default(parseDuration(DEFAULT_MAX_AGE, '--max-age'), DEFAULT_MAX_AGE),
-    )
+    );
+}
+
+/** How fast requests go out: concurrency, rate, the remembered pace. */
+function addPaceOptions(cmd: Command): void {
+  cmd
     .addOption(
       new Option(
         '--concurrency <n|auto>',
@@ -177,7 +213,12 @@ export function addOperationCommand(program: Command, op: Operation, action: Ope
     .option(
       '--no-remember-pace',
       "with auto: start from the pace found from scratch, not from the last run's, and keep none",
-    )
+    );
+}
+
+/** The budget, and how long and how often one request is tried. */
+function addRetryOptions(cmd: Command): void {
+  cmd
     .addOption(
       new Option('--max-transactions <n>', 'stop sending once this many transactions are spent').argParser(
         whole('--max-transactions', 0),
@@ -203,7 +244,12 @@ export function addOperationCommand(program: Command, op: Operation, action: Ope
       )
         .argParser((text) => parseTimeout(text))
         .default(30_000, '30'),
-    )
+    );
+}
+
+/** What the run does and prints, and which service it calls. */
+function addRunOptions(cmd: Command): void {
+  cmd
     .option('--dry-run', 'count rows, invalid rows and the transactions a run would spend; send nothing')
     .option(
       '--retry-unreadable',
@@ -220,21 +266,6 @@ export function addOperationCommand(program: Command, op: Operation, action: Ope
     .option('--sandbox', 'start the embedded sandbox and use it (no key needed)')
     .option('--base-url <url>', 'base of the v2 operations (or ENRICH_BASE_URL)')
     .option('--base-url-v3 <url>', 'base of the v3 operations (or ENRICH_BASE_URL_V3)');
-  const fields = op.inputs.map((field) => new FieldOption(field));
-  for (const option of fields) cmd.addOption(option);
-  cmd.addHelpText(
-    'after',
-    `\nInput fields: ${op.inputs.map((f) => f.name).join(', ')} (flags are case-insensitive).\nOutput columns: ${outputColumns(op).join(', ')}\n`,
-  );
-  cmd.action(async () => {
-    const input: Record<string, string> = {};
-    for (const option of fields) {
-      const value = cmd.getOptionValue(option.attributeName()) as string | undefined;
-      if (value !== undefined) input[option.field.name] = value;
-    }
-    await action(op, cmd.opts<OperationFlags>(), input, cmd);
-  });
-  return cmd;
 }
 
 /**

@@ -34,11 +34,33 @@ type Table = (
   header: readonly string[],
 ) => string;
 
+/** What the store holds: the spend rows from --since on, as the ledger names them, and the caps. */
+interface StoreSpend {
+  readonly where: string;
+  readonly rows: SpendRow[];
+  readonly caps: MonthlyCap[];
+}
+
 export async function storeSpendAction(
   flags: StoreSpendFlags,
   io: StoreSpendIo,
   table: Table,
 ): Promise<ExitCode> {
+  checkStoreFlags(flags);
+  const spend = await readStoreSpend(flags, io);
+  if (flags.json) {
+    io.stdout.write(`${jsonText(spendJson(spend, flags.since))}\n`);
+  } else if (flags.csv) {
+    io.stdout.write(`${spendCsv(spend.rows)}\n`);
+    io.stderr.write(`From the shared answer store ${spend.where}; months in UTC.\n`);
+  } else {
+    io.stdout.write(`${spendLines(spend, flags.since, table).join('\n')}\n`);
+  }
+  return EXIT.ok;
+}
+
+/** The store counts by month: --by day, or a --since finer than a month, is refused. */
+function checkStoreFlags(flags: StoreSpendFlags): void {
   if (flags.by !== 'month') {
     throw new CommandError(
       '--store reads the shared store, which counts by month: leave out --by day',
@@ -51,6 +73,10 @@ export async function storeSpendAction(
       EXIT.usage,
     );
   }
+}
+
+/** Reads the store's spend and caps, then closes it (whether the reads worked or not). */
+async function readStoreSpend(flags: StoreSpendFlags, io: StoreSpendIo): Promise<StoreSpend> {
   const url = storeUrl({ store: flags.store === undefined ? true : flags.store }, io.env);
   if (url === undefined) throw new CommandError(`--store needs a URL, or ${STORE_ENV} set`, EXIT.usage);
   // A front serves one namespace for its answers; the spend table it reads is every namespace's.
@@ -76,49 +102,47 @@ export async function storeSpendAction(
       operation: row.operation as OperationId,
       transactions: row.transactions,
     }));
+  return { where: store.where, rows, caps };
+}
+
+/** `--json`: the rows, their totals per service and in all, and the caps. */
+function spendJson({ where, rows, caps }: StoreSpend, since: string | undefined) {
   const totals = originTotals(rows);
-  const transactions = totals.reduce((sum, t) => sum + t.transactions, 0);
-  if (flags.json) {
-    const json = {
-      store: store.where,
-      timeZone: 'UTC',
-      by: 'month',
-      since: flags.since ?? null,
-      rows,
-      totals,
-      transactions,
-      ...grandTotals(rows),
-      caps: caps.map((cap) => ({ ...cap, service: namespaceOrigin(cap.namespace) })),
-    };
-    io.stdout.write(`${jsonText(json)}\n`);
-    return EXIT.ok;
-  }
-  if (flags.csv) {
-    const lines = [
-      'month,service,operation,transactions',
-      ...rows.map((r) => [r.period, r.origin, r.operation, r.transactions].join(',')),
-    ];
-    io.stdout.write(`${lines.join('\n')}\n`);
-    io.stderr.write(`From the shared answer store ${store.where}; months in UTC.\n`);
-    return EXIT.ok;
-  }
-  const lines = [`Shared answer store: ${store.where}`];
+  return {
+    store: where,
+    timeZone: 'UTC',
+    by: 'month',
+    since: since ?? null,
+    rows,
+    totals,
+    transactions: totals.reduce((sum, t) => sum + t.transactions, 0),
+    ...grandTotals(rows),
+    caps: caps.map((cap) => ({ ...cap, service: namespaceOrigin(cap.namespace) })),
+  };
+}
+
+function spendCsv(rows: readonly SpendRow[]): string {
+  const lines = [
+    'month,service,operation,transactions',
+    ...rows.map((r) => [r.period, r.origin, r.operation, r.transactions].join(',')),
+  ];
+  return lines.join('\n');
+}
+
+/** The table a person reads: where the store is, the spend (or that there is none), the caps. */
+function spendLines({ where, rows, caps }: StoreSpend, since: string | undefined, table: Table): string[] {
+  const lines = [`Shared answer store: ${where}`];
   if (rows.length === 0) {
-    lines.push(
-      flags.since
-        ? `No transactions are recorded since ${flags.since}.`
-        : 'No transactions are recorded yet.',
-    );
+    lines.push(since ? `No transactions are recorded since ${since}.` : 'No transactions are recorded yet.');
   } else {
     lines.push(
-      `Transactions by month (UTC), per service and operation, every client of the store${flags.since ? `, since ${flags.since}` : ''}:`,
+      `Transactions by month (UTC), per service and operation, every client of the store${since ? `, since ${since}` : ''}:`,
       '',
-      table(rows, totals, ['month', 'service', 'operation', 'transactions']),
+      table(rows, originTotals(rows), ['month', 'service', 'operation', 'transactions']),
     );
   }
   lines.push(...capLines(caps));
-  io.stdout.write(`${lines.join('\n')}\n`);
-  return EXIT.ok;
+  return lines;
 }
 
 /** The caps the store keeps, one line each; the namespace is what the bulk README's UPDATE names. */
