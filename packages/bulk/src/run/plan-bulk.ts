@@ -6,6 +6,7 @@
 import type { CsvLayout } from '../formats/csv-layout.js';
 import type { FileKind } from '../formats/file-kind.js';
 import { openSource } from '../formats/open-source.js';
+import type { RowSource } from '../formats/row-source.js';
 import { AnswerStore } from '../store/answer-store.js';
 import type { StoreFront } from '../store/store-front.js';
 import type { FileOptions } from './bulk-options.js';
@@ -52,27 +53,48 @@ export async function planBulk(options: PlanOptions): Promise<BulkPlan> {
   const { op } = options;
   const wiring = fileWiring(options);
   const input = await openSource(options.inPath, options.layout);
-  let fields: ReturnType<typeof mapInput>['fields'];
-  let plan: ReturnType<typeof rowPlanner>;
+  let mapped: ReturnType<typeof mapInput>;
+  let plan: RowPlan;
   try {
-    const mapped = mapInput(op, options.inPath, input.header, wiring.overrides);
-    fields = mapped.fields;
+    mapped = mapInput(op, options.inPath, input.header, wiring.overrides);
     plan = rowPlanner(op, input.header, mapped, options.refuse);
   } catch (error) {
     input.close();
     throw error;
   }
-  const store = AnswerStore.open({
+  const cache = AnswerStore.open({
     path: options.cachePath,
     namespace: wiring.namespace,
     maxAgeMs: wiring.maxAgeMs,
     readOnly: true,
     now: wiring.now,
   });
+  const summary = emptyPlan(options, input, mapped.fields);
+  try {
+    await countRows(input, plan, summary, cache, options.sharedStore);
+  } finally {
+    input.close();
+    cache.close();
+  }
+  const free = summary.cached + summary.inStore;
+  const toSpend = summary.distinct - free + (options.retryUnreadable ? summary.unreadable : 0);
+  summary.transactions =
+    options.maxTransactions === undefined ? toSpend : Math.min(toSpend, options.maxTransactions);
+  return summary;
+}
+
+type RowPlan = ReturnType<typeof rowPlanner>;
+
+/** The plan before any row is read: what the run is, and every count at zero. */
+function emptyPlan(
+  options: PlanOptions,
+  input: RowSource,
+  fields: Readonly<Record<string, number>>,
+): BulkPlan {
   const mapping: Record<string, string> = {};
   for (const [field, index] of Object.entries(fields)) mapping[field] = input.header[index] ?? '';
-  const summary: BulkPlan = {
-    operation: op.id,
+  return {
+    operation: options.op.id,
     input: (options.display ?? String)(options.inPath),
     cache: (options.display ?? String)(options.cachePath),
     mapping,
@@ -90,49 +112,49 @@ export async function planBulk(options: PlanOptions): Promise<BulkPlan> {
     inStore: 0,
     transactions: 0,
   };
+}
+
+/** Reads every row and counts it into `summary`: blank, invalid, or a request (new or seen, and where its answer is). */
+async function countRows(
+  input: RowSource,
+  plan: RowPlan,
+  summary: BulkPlan,
+  cache: AnswerStore,
+  front: StoreFront | undefined,
+): Promise<void> {
   const seen = new Set<string>();
   // (An answer of the store's is used as it is, unreadable or not: a run claims it, not buys it.)
-  const lookUp = storeLookup(options.sharedStore, () => {
+  const lookUp = storeLookup(front, () => {
     summary.inStore++;
   });
-  try {
-    for (;;) {
-      const batch = await input.nextBatch();
-      if (!batch) break;
-      for (let i = 0; i < batch.records.length; i++) {
-        summary.rows++;
-        const planned = plan(batch.records[i] as string[]);
-        if (planned.kind === 'request') {
-          if (seen.has(planned.key)) continue;
-          seen.add(planned.key);
-          summary.distinct++;
-          const stored = store.get(planned.key);
-          if (stored) {
-            summary.cached++;
-            if (isUnreadable(stored)) summary.unreadable++;
-            continue;
-          }
-          const lookingUp = lookUp.add(planned.key);
-          if (lookingUp) await lookingUp;
+  for (;;) {
+    const batch = await input.nextBatch();
+    if (!batch) break;
+    for (let i = 0; i < batch.records.length; i++) {
+      summary.rows++;
+      const planned = plan(batch.records[i] as string[]);
+      if (planned.kind === 'request') {
+        if (seen.has(planned.key)) continue;
+        seen.add(planned.key);
+        summary.distinct++;
+        const stored = cache.get(planned.key);
+        if (stored) {
+          summary.cached++;
+          if (isUnreadable(stored)) summary.unreadable++;
           continue;
         }
-        summary.invalid++;
-        if (planned.kind === 'blank') summary.blank++;
-        else if (summary.invalidExamples.length < INVALID_EXAMPLES) {
-          summary.invalidExamples.push({ row: batch.firstRow + i, message: planned.message });
-        }
+        const lookingUp = lookUp.add(planned.key);
+        if (lookingUp) await lookingUp;
+        continue;
+      }
+      summary.invalid++;
+      if (planned.kind === 'blank') summary.blank++;
+      else if (summary.invalidExamples.length < INVALID_EXAMPLES) {
+        summary.invalidExamples.push({ row: batch.firstRow + i, message: planned.message });
       }
     }
-    await lookUp.flush();
-  } finally {
-    input.close();
-    store.close();
   }
-  const free = summary.cached + summary.inStore;
-  const toSpend = summary.distinct - free + (options.retryUnreadable ? summary.unreadable : 0);
-  summary.transactions =
-    options.maxTransactions === undefined ? toSpend : Math.min(toSpend, options.maxTransactions);
-  return summary;
+  await lookUp.flush();
 }
 
 /** Keys looked up in the shared store in batches (getMany), each answer found told to `found`. */
