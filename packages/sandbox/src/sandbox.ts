@@ -58,33 +58,19 @@ export interface Sandbox {
 const BY_PATH = new Map<string, Operation>(OPERATIONS.map((op) => [op.path, op]));
 
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
-  const keys = new Set(options.keys ?? [DEMO_KEY]);
-  const seed = options.seed ?? 'sandbox';
-  const now = options.now ?? Date.now;
-  const knobs: SandboxKnobs = initialKnobs(options);
+  const context = contextOf(options);
+  const { knobs, keys, now, buckets, windows, allowances, service } = context;
   const adminToken = options.adminToken ?? randomToken();
-  const buckets = createTokenBuckets({ rate: knobs.rate, burst: knobs.burst });
-  const windows = createFixedWindows(knobs);
-  const allowances = createAllowances(knobs, now);
-  const service = createServiceModel(knobs, seed);
   const counts = createAnswerCounts();
-  const context: OperationContext = {
-    knobs,
-    keys,
-    seed,
-    now,
-    redirectOrigin: options.redirectOrigin ?? 'http://127.0.0.1:9',
-    buckets,
-    windows,
-    allowances,
-    service,
-  };
   let requestCount = 0;
 
-  /** A checked change applied in place: every part reads these knobs live. */
-  const apply = (change: KnobChange & { ok: true }) => {
-    Object.assign(knobs, change.knobs);
-    if (change.rebucket) buckets.change({ rate: knobs.rate, burst: knobs.burst }, now());
+  /** Checks a change of knobs and applies it in place (every part reads them live), or says why not. */
+  const change = (changes: Partial<SandboxKnobs>): string | undefined => {
+    const checked: KnobChange = changedKnobs(knobs, changes);
+    if (!checked.ok) return checked.message;
+    Object.assign(knobs, checked.knobs);
+    if (checked.rebucket) buckets.change({ rate: knobs.rate, burst: knobs.burst }, now());
+    return undefined;
   };
 
   const stats = (): Stats => ({
@@ -108,25 +94,12 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
           knobs,
           stats,
           reset: sandbox.reset,
-          configure(changes) {
-            const change = changedKnobs(knobs, changes);
-            if (!change.ok) return change.message;
-            apply(change);
-            return undefined;
-          },
+          configure: change,
         });
       }
       requestCount++;
       const arrival = now();
-      const path = request.path.split('?')[0] ?? '';
-      const op = BY_PATH.get(path);
-      let response = op
-        ? handleOperation(op, request, arrival, context)
-        : errorAnswer(404, `No operation at ${path}`, {}, knobs.latencyMs);
-      const modes = requestModes(knobs.misbehave, header(request, MISBEHAVE_HEADER));
-      if (op && modes.ok && modes.modes.includes('echo-key')) {
-        response = echoKey(response, header(request, 'x-api-key'));
-      }
+      const response = answer(request, arrival, context);
       counts.record(arrival, response);
       return response;
     },
@@ -142,13 +115,44 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       windows.reset();
     },
     configure(changes) {
-      const change = changedKnobs(knobs, changes);
-      if (!change.ok) throw new RangeError(change.message);
-      apply(change);
+      const refused = change(changes);
+      if (refused !== undefined) throw new RangeError(refused);
     },
     knobs: () => ({ ...knobs, misbehave: [...knobs.misbehave] }),
   };
   return sandbox;
+}
+
+/** The parts an operation call reads (operation.ts), made from the options; the knobs change in place. */
+function contextOf(options: SandboxOptions): OperationContext & { readonly knobs: SandboxKnobs } {
+  const knobs: SandboxKnobs = initialKnobs(options);
+  const seed = options.seed ?? 'sandbox';
+  const now = options.now ?? Date.now;
+  return {
+    knobs,
+    keys: new Set(options.keys ?? [DEMO_KEY]),
+    seed,
+    now,
+    redirectOrigin: options.redirectOrigin ?? 'http://127.0.0.1:9',
+    buckets: createTokenBuckets({ rate: knobs.rate, burst: knobs.burst }),
+    windows: createFixedWindows(knobs),
+    allowances: createAllowances(knobs, now),
+    service: createServiceModel(knobs, seed),
+  };
+}
+
+/** The answer to a request on an operation path (a 404 elsewhere), with the key echoed if asked. */
+function answer(request: SandboxRequest, arrival: number, context: OperationContext): SandboxResponse {
+  const path = request.path.split('?')[0] ?? '';
+  const op = BY_PATH.get(path);
+  let response = op
+    ? handleOperation(op, request, arrival, context)
+    : errorAnswer(404, `No operation at ${path}`, {}, context.knobs.latencyMs);
+  const modes = requestModes(context.knobs.misbehave, header(request, MISBEHAVE_HEADER));
+  if (op && modes.ok && modes.modes.includes('echo-key')) {
+    response = echoKey(response, header(request, 'x-api-key'));
+  }
+  return response;
 }
 
 export type { SandboxKnobs, SandboxRequest, SandboxResponse, Stats };

@@ -115,6 +115,8 @@ function isName(looks: Looks): boolean {
   return looks === 'first-name' || looks === 'last-name' || looks === 'middle-name' || looks === 'street';
 }
 
+// A table, one case for each of core's Looks, read best whole (so over 80 lines): the compiler
+// checks every Looks has its case, as the function must return a string.
 function text(looks: Looks, random: Random, person: Person): string {
   switch (looks) {
     case 'first-name':
