@@ -42,22 +42,30 @@ async function autoRun(
 }
 
 describe("a slow service with no limit (800 ms): the second run starts at the first run's pace", () => {
-  it('reaches 0.9 of the ceiling in a run of about 10 s, where the first, climbing from 8, does not', async () => {
+  it('starts at 64 in flight where the first climbed from 8, and so is faster over about 10 s', async () => {
+    // What each run reaches of the ceiling (64 in flight at 800 ms: 80 answers a second) is a
+    // figure of the pacing bench (family g, its second run), not of this test: on a loaded machine
+    // the answers a second move with the load. What is tested is what the controller did.
     at.server.sandbox.configure({ latencyMs: 800 });
     const pacePath = join(at.dir, 'cache', 'pace.json');
-    // 64 in flight at 800 ms: 80 answers a second at best.
     const ceiling = DEFAULT_MAX_CONCURRENCY / 0.8;
     // 13 round trips of 64: 10.4 s at best.
-    const first = await autoRun('first', 0, 832, pacePath);
+    const firstTrace: { at: number; concurrency: number }[] = [];
+    const first = await autoRun('first', 0, 832, pacePath, firstTrace);
     expect(first).toMatchObject({ ok: 832, completed: true });
     expect(first.pace?.startedFrom).toBeUndefined();
-    const second = await autoRun('second', 10_000, 832, pacePath);
+    const secondTrace: { at: number; concurrency: number }[] = [];
+    const second = await autoRun('second', 10_000, 832, pacePath, secondTrace);
     expect(second).toMatchObject({ ok: 832, completed: true });
     expect(second.pace?.startedFrom).toBe(DEFAULT_MAX_CONCURRENCY);
-    expect(second.elapsedMs).toBeGreaterThanOrEqual(10_000);
-    expect(second.pace?.answersPerSecond).toBeGreaterThanOrEqual(0.9 * ceiling);
-    // The climb from 8 cost the first run what the second did not pay.
-    expect(first.pace?.answersPerSecond).toBeLessThan(0.9 * ceiling);
+    // The first climbed from 8 through its first round trips; the second was at 64 from its start.
+    expect(firstTrace[0]?.concurrency).toBeLessThanOrEqual(2 * INITIAL_CONCURRENCY);
+    expect(secondTrace[0]?.concurrency).toBe(DEFAULT_MAX_CONCURRENCY);
+    // Same rows, same service, one after the other: the climb cost the first what the second did not pay.
+    expect(second.elapsedMs).toBeLessThan(first.elapsedMs);
+    console.log(
+      `first run ${(first.pace?.answersPerSecond ?? 0) / ceiling} of the ceiling, second ${(second.pace?.answersPerSecond ?? 0) / ceiling}`,
+    );
   });
 
   it('without a memory (no pacePath) every run climbs from the start', async () => {

@@ -24,6 +24,8 @@ const FIXED_CAP_FACTOR = 1.5;
 interface Setting {
   readonly name: string;
   readonly args: readonly string[];
+  /** The tag of an earlier run whose homes (and so remembered pace) this one takes over. */
+  readonly homeOf?: string;
 }
 
 const DEFAULT_SETTING: Setting = { name: 'default', args: [] };
@@ -56,6 +58,8 @@ export interface FamilyResult {
   readonly fixed: readonly RunFigures[];
   /** The fixed setting with the most answers per second. */
   readonly best: RunFigures;
+  /** The defaults again, right after their first run, from the pace it remembered. */
+  readonly secondRun?: RunFigures;
 }
 
 async function writePhones(path: string, count: number, offset: number): Promise<void> {
@@ -102,8 +106,8 @@ async function runSetting(
   const fixed = setting.args.length > 0;
   const capMs = fixed ? family.workSeconds * 1000 * FIXED_CAP_FACTOR : DEFAULT_CAP_MS;
   const running = inputs.map(({ name }, i) => {
-    const home = join(dir, `${tag}-${i}.home`);
-    mkdirSync(home);
+    const home = join(dir, `${setting.homeOf ?? tag}-${i}.home`);
+    mkdirSync(home, { recursive: true });
     const args = ['--in', `${name}.csv`, '--out', `${tag}-${i}.out.csv`, '--cache', `${tag}-${i}.cache`];
     return enrich(sandbox, dir, [...args, ...setting.args], {
       interruptAfterMs: capMs,
@@ -170,7 +174,17 @@ export async function pacingBench(dir: string, log: (text: string) => void): Pro
       }
       const [byDefault, ...fixed] = figures as [RunFigures, ...RunFigures[]];
       const best = fixed.reduce((a, b) => (b.answersPerSecond > a.answersPerSecond ? b : a));
-      results.push({ family, rows, byDefault, fixed, best });
+      const again = { ...DEFAULT_SETTING, name: 'default, second run', homeOf: `pace-${index}-0` };
+      const secondRun = family.secondRun
+        ? await runSetting(dir, sandbox, family, inputs, again, `pace-${index}-again`)
+        : undefined;
+      if (secondRun) {
+        log(
+          `pacing: ${family.name}, ${again.name}: ${secondRun.answersPerSecond.toFixed(1)} answers/s, ` +
+            `${secondRun.ofCeiling.toFixed(3)} of the ceiling (${secondRun.pace})`,
+        );
+      }
+      results.push({ family, rows, byDefault, fixed, best, ...(secondRun ? { secondRun } : {}) });
     } finally {
       sandbox.process.kill('SIGTERM');
     }
@@ -200,11 +214,14 @@ export function pacingTable(results: readonly FamilyResult[]): string[][] {
     "default's pace at the end",
     'issue 22 target',
   ];
-  const lines = results.map(({ family, rows, byDefault, fixed, best }) => [
+  const lines = results.map(({ family, rows, byDefault, fixed, best, secondRun }) => [
     family.key,
     family.name,
     String(rows),
-    `${byDefault.answersPerSecond.toFixed(1)} (${byDefault.ofCeiling.toFixed(3)})${byDefault.finished ? '' : ' stopped'}`,
+    `${byDefault.answersPerSecond.toFixed(1)} (${byDefault.ofCeiling.toFixed(3)})${byDefault.finished ? '' : ' stopped'}` +
+      (secondRun
+        ? `; second run ${secondRun.answersPerSecond.toFixed(1)} (${secondRun.ofCeiling.toFixed(3)})`
+        : ''),
     fixed.map((f) => `${f.answersPerSecond.toFixed(1)}${f === best ? '*' : ''}`).join(' / '),
     (byDefault.answersPerSecond / best.answersPerSecond).toFixed(3),
     `${pct(byDefault.refused)} / ${pct(best.refused)}`,
