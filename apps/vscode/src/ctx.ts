@@ -7,7 +7,7 @@ import { createScrubber } from '@enrich/core';
 import * as vscode from 'vscode';
 import { Purchases } from './call/purchase';
 import { Config } from './config';
-import { History } from './history';
+import { History, operationOf } from './history';
 import { HistoryFile } from './history-file';
 import { ApiKeyStore } from './key/store';
 import { Log } from './log';
@@ -52,6 +52,7 @@ export class Ctx {
       () => this.config.historySize,
       scrub,
       (message) => this.log.warn(message),
+      (entry) => this.privacy.refusal(operationOf(entry), entry.input) !== undefined,
     );
     this.results = new ResultDocuments(this.history, scrub);
     this.status = new StatusBar(this.config);

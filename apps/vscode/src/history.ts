@@ -55,6 +55,12 @@ export class History implements vscode.Disposable {
     private readonly capacity: () => number,
     private readonly scrub: (text: string) => string = (text) => text,
     private readonly warn: (message: string) => void = () => {},
+    /**
+     * Whether the entry's person is forgotten (the suppression list): asked again as the entry is
+     * written, under the file's lock, so a forget that came while its call was under way (it lists
+     * the person before it rewrites this file) leaves nothing of them here.
+     */
+    private readonly forgotten: (entry: HistoryEntry) => boolean = () => false,
   ) {}
 
   /** Newest first; none when the file cannot be read (said once). */
@@ -87,7 +93,7 @@ export class History implements vscode.Disposable {
     };
     const safe = JSON.parse(this.scrub(JSON.stringify(redacted))) as HistoryEntry;
     try {
-      await this.save((all) => [safe, ...all]);
+      await this.save((all) => (this.forgotten(safe) ? undefined : [safe, ...all]));
     } catch (error) {
       this.failed(error as Error);
     }

@@ -172,6 +172,21 @@ describe('Forget a Person', () => {
     ]);
   });
 
+  it('a person forgotten while their call is under way is not added to the History', async () => {
+    harness = await activateWithSandbox({ sandbox: { latencyMs: 1500 } });
+    await run(operationCommandId(lookup), { Phone: '5550109999' });
+    const before = requests();
+    const call = run(operationCommandId(lookup), { Phone: '(555) 010-2030' });
+    // The call has passed the check: its request is at the service.
+    while (requests() === before) await new Promise((r) => setTimeout(r, 20));
+    const read = identitiesOf({ Phone: '5550102030' });
+    if (!read.ok) throw new Error(read.message);
+    await forgetEverywhere({ dataDir, cacheDir }, read.identities);
+    await call;
+    expect(history().map((e) => e.input)).toEqual([{ Phone: '5550109999' }]);
+    expect(byteScan([harness.context.globalStorageUri.fsPath], { phone: PERSON.phone })).toEqual([]);
+  });
+
   it('a person forgotten with enrich forget leaves the History at the next activation', async () => {
     harness = await activateWithSandbox();
     await run(operationCommandId(lookup), { Phone: '5550102030' });
