@@ -25,6 +25,8 @@ export default {
   // A module-level constant is mutated like any other code, at the price of a full test run each.
   ignoreStatic: module.ignoreStatic ?? false,
   timeoutMS: module.timeoutMS ?? 5000,
+  // A package whose tests load a build of the sources (Sheets' dist/) builds it from the mutated ones.
+  ...(module.buildCommand ? { buildCommand: module.buildCommand } : {}),
   incremental: true,
   incrementalFile: `mutation/${name}.incremental.json`,
   reporters: ['clear-text', 'progress-append-only', 'html'],

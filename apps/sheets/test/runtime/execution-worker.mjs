@@ -5,10 +5,14 @@
 // so runs are deterministic. Plain JavaScript: worker threads load no TypeScript.
 //
 // Messages, one at a time each way:
-//   main → here:  {kind: 'run', code, cachedData?, fn, snippet?, args, services, now, seed}, then
+//   main → here:  {kind: 'run', code, cachedData?, fn, snippet?, args, services, now, seed, stryker?}, then
 //                 replies to calls:
 //                 {kind: 'return', value, now} | {kind: 'throw', message, now}, and {kind: 'exit'}
-//   here → main:  {kind: 'ready'}, {kind: 'call', handle, method, args}, {kind: 'done', value | error}
+//   here → main:  {kind: 'ready'}, {kind: 'call', handle, method, args},
+//                 {kind: 'done', value | error, strykerCoverage?}
+// Under `pnpm mutate`, `stryker` says which mutant is on and which test runs; the execution's
+// context gets a Stryker global of its own with them, and what it ran goes back with `done`
+// (stryker-bridge.ts).
 // Values cross as plain data; an object with methods crosses as {$handle, methods?, data?} and
 // becomes an object of the script's realm whose methods call back to the main thread.
 import { readFileSync } from 'node:fs';
@@ -129,15 +133,19 @@ function runExecution(start) {
   };
 
   for (const [name, service] of Object.entries(start.services)) context[name] = incoming(service);
+  const stryker = start.stryker && { ...start.stryker };
+  if (stryker) context.__stryker__ = stryker;
+  const done = (result) =>
+    stryker?.mutantCoverage ? { ...result, strykerCoverage: stryker.mutantCoverage } : result;
   try {
     script.runInContext(context);
     if (start.snippet !== undefined)
-      return { kind: 'done', value: outgoing(vm.runInContext(start.snippet, context)) };
+      return done({ kind: 'done', value: outgoing(vm.runInContext(start.snippet, context)) });
     const target = context[start.fn];
     if (typeof target !== 'function') throw new Error(`Script function not found: ${start.fn}`);
-    return { kind: 'done', value: outgoing(target(...incoming(start.args))) };
+    return done({ kind: 'done', value: outgoing(target(...incoming(start.args))) });
   } catch (error) {
-    return { kind: 'done', error: messageOf(error) };
+    return done({ kind: 'done', error: messageOf(error) });
   }
 }
 

@@ -27,6 +27,7 @@ import { passArgument, passResult } from './script-run.js';
 import { CacheStore, type DailyCounter, PropertyStore } from './services.js';
 import type { UiLog } from './spreadsheet-app.js';
 import { type Cell, parseA1, type SheetModel, SpreadsheetModel, type Value } from './spreadsheet-model.js';
+import { shareWithContext } from './stryker-bridge.js';
 import { fireChange, passTime } from './trigger-firing.js';
 import { type TriggerRun, TriggerStore } from './triggers.js';
 import { AppsScriptError, type ExecutionRecord, type RuntimeOptions, type User } from './types.js';
@@ -285,6 +286,7 @@ export class Runtime {
       () => this.random(),
     );
     Object.assign(context, executionGlobals(this, exec, realm, user, mode));
+    shareWithContext(context);
     return { context, realm, exec };
   }
 

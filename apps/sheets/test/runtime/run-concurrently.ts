@@ -28,6 +28,7 @@ import { executionGlobals } from './execution-globals.js';
 import type { Runtime } from './index.js';
 import { RemoteObjects } from './remote-objects.js';
 import { type FromThread, returnThreads, type ScriptThread, takeThreads } from './script-threads.js';
+import { addThreadCoverage, forThread } from './stryker-bridge.js';
 import type { User } from './types.js';
 
 export interface ConcurrentCall {
@@ -115,6 +116,7 @@ export function runConcurrently(rt: Runtime, calls: readonly ConcurrentCall[], c
       services: remote.encode(services),
       now: exec.clock.now(),
       seed: Math.floor(rt.random() * 2 ** 31),
+      stryker: forThread(),
     });
     running.push(new Task(next.index, next.call, exec, remote, thread, first));
   };
@@ -153,6 +155,7 @@ export function runConcurrently(rt: Runtime, calls: readonly ConcurrentCall[], c
       }
       const step = task.next;
       if (step.kind === 'done') {
+        addThreadCoverage(step.strykerCoverage);
         finish(task, step.error ?? null, task.remote.decode(step.value));
       } else if (step.kind === 'call') {
         makeCall(rt, task, step, finish);

@@ -3,6 +3,7 @@
 // answers, so that the scheduler (run-concurrently.ts) stays an ordinary synchronous loop. Threads
 // are reused from one set of executions to the next; a few are kept, the rest leave.
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import type { Coverage } from './stryker-bridge.js';
 
 const TO_MAIN = 0;
 const TO_WORKER = 1;
@@ -16,7 +17,13 @@ const KEPT = 32;
 export type FromThread =
   | { readonly kind: 'ready' }
   | { readonly kind: 'call'; readonly handle: number; readonly method: string; readonly args: unknown[] }
-  | { readonly kind: 'done'; readonly value?: unknown; readonly error?: string };
+  | {
+      readonly kind: 'done';
+      readonly value?: unknown;
+      readonly error?: string;
+      /** Under `pnpm mutate`: the mutants the execution ran (stryker-bridge.ts). */
+      readonly strykerCoverage?: Coverage;
+    };
 
 export type ToThread =
   | {
@@ -31,6 +38,8 @@ export type ToThread =
       readonly services: unknown;
       readonly now: number;
       readonly seed: number;
+      /** Under `pnpm mutate`: the mutant on and the test running (stryker-bridge.ts). */
+      readonly stryker?: { readonly activeMutant?: string; readonly currentTestId?: string };
     }
   | { readonly kind: 'return'; readonly value: unknown; readonly now: number }
   | { readonly kind: 'throw'; readonly message: string; readonly now: number }
