@@ -217,7 +217,16 @@ export function newEntryId(now: number): string {
   return `${now.toString(36)}-${sequence.toString(36)}`;
 }
 
-/** The input in a few words, for titles and tree labels: "5550102030", "Jane, Doe, 12 Main St". */
+/**
+ * A result's tab title: the operation and the time of the call, never the input. VS Code titles
+ * the window with the active tab, and code-server's browser keeps page titles in its history and
+ * session files, beyond the reach of Forget a Person; the input is in the result itself.
+ */
+export function resultTabTitle(entry: HistoryEntry): string {
+  return `${operationOf(entry).title} ${new Date(entry.at).toTimeString().slice(0, 8)}`;
+}
+
+/** The input in a few words, for headings and tree labels: "5550102030", "Jane, Doe, 12 Main St". */
 export function inputSummary(input: CleanInput, maxLength = 48): string {
   const text = Object.values(input).join(', ');
   return text.length > maxLength ? `${text.slice(0, maxLength - 1)}…` : text;

@@ -1,11 +1,11 @@
 // Each call's answer as a read-only JSON document (a virtual document: nothing is written to disk),
-// titled with the operation and the input, and stating the status, the time and whether the call
+// titled with the operation and the time (never the input: `resultTabTitle`), and stating the status, the time and whether the call
 // spent a transaction. An answer that differs from the API description says so: fields the
 // description does not list are shown (`notInTheDescription`), and what did not match is listed
 // (`notAsDocumented`). A paid answer that could not be read is shown as "paid, unreadable" with
 // the body that arrived.
 import * as vscode from 'vscode';
-import { type History, type HistoryEntry, inputSummary, operationOf, transactionWords } from '../history';
+import { type History, type HistoryEntry, operationOf, resultTabTitle, transactionWords } from '../history';
 import { resultWords } from './model';
 
 export const RESULT_SCHEME = 'enrich-result';
@@ -20,8 +20,11 @@ export class ResultDocuments implements vscode.TextDocumentContentProvider {
   ) {}
 
   uriFor(entry: HistoryEntry): vscode.Uri {
-    const title = `${operationOf(entry).title} ${inputSummary(entry.input)}`.replace(/[/\\?#%]/g, '-');
-    return vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/${title}.json`, query: entry.id });
+    return vscode.Uri.from({
+      scheme: RESULT_SCHEME,
+      path: `/${resultTabTitle(entry)}.json`,
+      query: entry.id,
+    });
   }
 
   async show(entry: HistoryEntry): Promise<vscode.TextEditor> {

@@ -12,7 +12,7 @@ import {
   type OutputRecord,
   ROW_OUTCOMES,
 } from '@enrich/core';
-import { type HistoryEntry, inputSummary, operationOf, spentSentence } from '../history';
+import { type HistoryEntry, inputSummary, operationOf, resultTabTitle, spentSentence } from '../history';
 
 export interface FieldView {
   /** Index into ResultModel.values: the view asks to copy a value by index, never by its text. */
@@ -34,7 +34,10 @@ export interface GroupView {
 }
 
 export interface ResultModel {
+  /** The page's heading: the operation and the input. */
   readonly title: string;
+  /** The tab's: the operation and the time, never the input (`resultTabTitle`). */
+  readonly tabTitle: string;
   /** "record", "no match", "paid, unreadable", "error": what happened, in words. */
   readonly words: string;
   readonly status: string;
@@ -60,6 +63,7 @@ export function buildModel(entry: HistoryEntry): ResultModel {
   const { outcome } = entry;
   const base = {
     title: `${op.title}: ${inputSummary(entry.input)}`,
+    tabTitle: resultTabTitle(entry),
     spent: spentSentence(entry),
     values: [] as string[],
   };

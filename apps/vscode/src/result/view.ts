@@ -34,7 +34,7 @@ export class ResultView implements vscode.Disposable {
     this.entry = entry;
     this.performHelp = performHelp;
     this.model = buildModel(entry);
-    panel.title = this.model.title;
+    panel.title = this.model.tabTitle;
     panel.webview.html = this.scrub(
       renderPage(this.model, {
         nonce: randomBytes(16).toString('base64'),

@@ -318,6 +318,19 @@ export async function activeEditorText(page: Page): Promise<string> {
   return rendered.join('\n').replace(/\u00a0/g, ' ');
 }
 
+/**
+ * Waits for a result of `operation` to be the active JSON document, holding `input` (a result's
+ * tab is titled with the time, never the input), and returns its text.
+ */
+export async function activeResult(page: Page, operation: string, input: string): Promise<string> {
+  await page.locator('.tab.active', { hasText: operation }).filter({ hasText: '.json' }).waitFor();
+  for (let tries = 0; ; tries++) {
+    const text = await activeEditorText(page);
+    if (text.includes(input) || tries === 50) return text;
+    await page.waitForTimeout(100);
+  }
+}
+
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const path = join(SCREENSHOTS, `${name}.png`);

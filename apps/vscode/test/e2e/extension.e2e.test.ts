@@ -9,7 +9,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HISTORY_FILE } from '../../src/history-file';
 import {
-  activeEditorText,
+  activeResult,
   answerInput,
   type CodeServer,
   closeAll,
@@ -93,8 +93,7 @@ describe('the extension in code-server', () => {
     const before = sandbox.sandbox.transactions(KEY);
     await runCommand(page, 'Enrichment: Phone Lookup');
     await answerInput(page, 'Phone Lookup', '(555) 010-2030');
-    await page.locator('.tab', { hasText: `Phone Lookup ${PHONE}` }).waitFor();
-    const shown = JSON.parse(await activeEditorText(page));
+    const shown = JSON.parse(await activeResult(page, 'Phone Lookup', PHONE));
     const expected = sandboxRecord(PHONE);
     expect(shown).toMatchObject({
       operation: 'Phone Lookup',
@@ -124,7 +123,7 @@ describe('the extension in code-server', () => {
     const transactions = sandbox.sandbox.transactions(KEY);
     // The first lookup's result tab is closed, so that only showing the answer can bring it back.
     await runCommand(page, 'View: Close All Editors');
-    await page.locator('.tab', { hasText: `Phone Lookup ${PHONE}` }).waitFor({ state: 'detached' });
+    await page.locator('.tab', { hasText: 'Phone Lookup' }).waitFor({ state: 'detached' });
     await runCommand(page, 'Enrichment: Phone Lookup');
     await answerInput(page, 'Phone Lookup', PHONE);
     const question = dialog(page, `Phone Lookup for ${PHONE} was answered`);
@@ -141,8 +140,7 @@ describe('the extension in code-server', () => {
     await page
       .locator('.statusbar-item', { hasText: 'answer from the History, no transaction spent' })
       .waitFor();
-    await page.locator('.tab', { hasText: `Phone Lookup ${PHONE}` }).waitFor();
-    const shown = JSON.parse(await activeEditorText(page));
+    const shown = JSON.parse(await activeResult(page, 'Phone Lookup', PHONE));
     expect(shown).toMatchObject({ input: { Phone: PHONE }, status: 200, transaction: 'spent' });
     expect(shown.record.Name).toEqual(sandboxRecord(PHONE).Name);
     expect(sandbox.sandbox.requests()).toBe(requests);
@@ -194,8 +192,8 @@ describe('the extension in code-server', () => {
     await notification(page, 'API key saved').last().waitFor();
     await runCommand(page, 'Enrichment: Phone Lookup');
     await answerInput(page, 'Phone Lookup', '5550102031');
-    await page.locator('.tab', { hasText: 'Phone Lookup 5550102031' }).waitFor();
-    expect(JSON.parse(await activeEditorText(page)).status).toBe(200);
+    const shown = JSON.parse(await activeResult(page, 'Phone Lookup', '5550102031'));
+    expect(shown).toMatchObject({ input: { Phone: '5550102031' }, status: 200 });
   });
 
   it('asks Auto Append which input first, then only for that one', async () => {
@@ -203,9 +201,8 @@ describe('the extension in code-server', () => {
     await quickInput(page).filter({ hasText: 'which will you give' }).waitFor({ state: 'visible' });
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'E-mail' }).click();
     await answerInput(page, 'Auto Append: E-mail', 'jane.doe@example.com');
-    await page.locator('.tab', { hasText: 'Auto Append jane.doe@example.com' }).waitFor();
     // The record (four vehicle slots) is longer than the screen: read the document's head.
-    const head = await activeEditorText(page);
+    const head = await activeResult(page, 'Auto Append', 'jane.doe@example.com');
     expect(head).toMatch(
       /"operation": "Auto Append",\s*"input": \{\s*"Email": "jane.doe@example.com"\s*\},\s*"status": 200/,
     );

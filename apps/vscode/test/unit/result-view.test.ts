@@ -126,6 +126,20 @@ describe('the result view', () => {
     expect(JSON.parse(ui.documents.at(-1)?.text ?? '{}').operation).toBe('Phone Lookup');
   });
 
+  it("titles its tab, and the JSON document's, with the operation and the time, never the input", async () => {
+    // VS Code titles the window with the active tab; code-server's browser keeps page titles in
+    // files that Forget a Person cannot reach (forget.e2e.test.ts scans them).
+    harness = await activateWithSandbox({ resultView: 'view' });
+    const entry = await run('phone-lookup', { Phone: '(555) 010-2030' });
+    const time = new Date(entry.at).toTimeString().slice(0, 8);
+    expect(panel().title).toBe(`Phone Lookup ${time}`);
+    expect(text(panel().webview.html)).toContain('Phone Lookup: 5550102030');
+    await panel().send({ action: 'openJson' });
+    const document = ui.documents.at(-1);
+    expect(document?.uri.path).toBe(`/Phone Lookup ${time}.json`);
+    expect(JSON.parse(document?.text ?? '{}').input).toEqual({ Phone: '5550102030' });
+  });
+
   it('says no match in words, and offers Set API Key on a 401', async () => {
     harness = await activateWithSandbox({ resultView: 'view' });
     await run('phone-lookup', { Phone: '5550000204' });
