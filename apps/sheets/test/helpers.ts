@@ -29,16 +29,33 @@ export function newRuntime(
     seed: options.seed,
     distDir: options.distDir,
   });
-  const allowance = options.allowance ?? NO_LIMIT;
-  if (allowance !== 'default') {
-    // As each user set it in the sidebar's Allowance (allowance/setting.ts), without an execution
-    // that would move the clock.
-    for (const user of [rt.owner, rt.collaborator]) {
-      rt.userProperties(user).values.set(`enrich.allowance.${rt.spreadsheet.id}`, JSON.stringify(allowance));
-    }
-  }
+  setAllowance(rt, options.allowance ?? NO_LIMIT);
   if (options.ownerKey !== false) rt.run(rt.owner, 'saveSettings', { apiKey: OWNER_KEY });
   return rt;
+}
+
+/**
+ * The add-on in a second spreadsheet, `id`, opened by the same two users: their keys and settings
+ * (user properties) are the ones they saved in the first. Its own sandbox counts what it buys.
+ */
+export function anotherSpreadsheet(rt: Runtime, id: string, options: { latencyMs?: number } = {}): Runtime {
+  const other = rt.inAnotherSpreadsheet({
+    spreadsheetId: id,
+    // Other random numbers than the first's (Utilities.getUuid: its runs' ids differ).
+    seed: 4242,
+    sandbox: { keys: [OWNER_KEY, COLLABORATOR_KEY], latencyMs: options.latencyMs ?? 0 },
+  });
+  setAllowance(other, NO_LIMIT);
+  return other;
+}
+
+function setAllowance(rt: Runtime, allowance: 'default' | { day: number; month: number }): void {
+  if (allowance === 'default') return;
+  // As each user set it in the sidebar's Allowance (allowance/setting.ts), without an execution
+  // that would move the clock.
+  for (const user of [rt.owner, rt.collaborator]) {
+    rt.userProperties(user).values.set(`enrich.allowance.${rt.spreadsheet.id}`, JSON.stringify(allowance));
+  }
 }
 
 const reference = createSandbox();

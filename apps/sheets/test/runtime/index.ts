@@ -43,7 +43,7 @@ export class Runtime {
   readonly sandbox: Sandbox;
   readonly owner: User = { email: 'owner@example.com' };
   readonly collaborator: User = { email: 'collaborator@example.com' };
-  readonly spreadsheet = new SpreadsheetModel('1SpreadsheetTestId', 'Contacts');
+  readonly spreadsheet: SpreadsheetModel;
   readonly ui: UiLog = { menus: [], sidebars: [], dialogs: [], alerts: [] };
   readonly http: RecordedRequest[] = [];
   /** Logger and console output. */
@@ -54,9 +54,9 @@ export class Runtime {
   readonly browserTraffic: string[] = [];
   readonly executions: ExecutionRecord[] = [];
   readonly documentProperties = new PropertyStore('document');
-  readonly scriptProperties = new PropertyStore('script');
+  readonly scriptProperties: PropertyStore;
   readonly documentCache = new CacheStore('document');
-  readonly scriptCache = new CacheStore('script');
+  readonly scriptCache: CacheStore;
   readonly allowList: readonly string[];
   /** The manifest's oauthScopes (ScriptApp needs script.scriptapp). */
   readonly scopes: readonly string[];
@@ -86,15 +86,22 @@ export class Runtime {
   readonly script: vm.Script;
   readonly codeKb: number;
   readonly distDir: string;
-  private readonly userProps = new Map<string, PropertyStore>();
-  private readonly userCaches = new Map<string, CacheStore>();
+  private readonly userProps: Map<string, PropertyStore>;
+  private readonly userCaches: Map<string, CacheStore>;
   readonly fetchCounters = new Map<string, DailyCounter>();
   readonly propertyCounters = new Map<string, DailyCounter>();
   readonly locks = new Map<string, Execution>();
   readonly random: () => number;
   globalNames: string[] = [];
 
-  constructor(options: RuntimeOptions = {}) {
+  /** `sameScript`: the runtime of another spreadsheet the add-on runs in (inAnotherSpreadsheet). */
+  constructor(options: RuntimeOptions = {}, sameScript?: Runtime) {
+    this.spreadsheet = new SpreadsheetModel(options.spreadsheetId ?? '1SpreadsheetTestId', 'Contacts');
+    // Apps Script keeps user and script properties and caches per script, not per document.
+    this.userProps = sameScript?.userProps ?? new Map();
+    this.userCaches = sameScript?.userCaches ?? new Map();
+    this.scriptProperties = sameScript?.scriptProperties ?? new PropertyStore('script');
+    this.scriptCache = sameScript?.scriptCache ?? new CacheStore('script');
     this.distDir = options.distDir ?? DIST;
     const code = readFileSync(join(this.distDir, 'Code.js'), 'utf8');
     this.codeKb = Buffer.byteLength(code) / 1024;
@@ -122,6 +129,14 @@ export class Runtime {
   codeCache(): Uint8Array {
     this.cachedCode ??= this.script.createCachedData();
     return this.cachedCode;
+  }
+
+  /**
+   * The add-on in another spreadsheet, opened by the same users: its own document, document
+   * properties, cache and lock, clock and sandbox; the same user and script properties and caches.
+   */
+  inAnotherSpreadsheet(options: RuntimeOptions & { readonly spreadsheetId: string }): Runtime {
+    return new Runtime(options, this);
   }
 
   userProperties(user: User): PropertyStore {

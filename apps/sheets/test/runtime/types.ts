@@ -12,6 +12,8 @@ export interface RuntimeOptions {
   /** Network latency added to the sandbox's own delay, per request. */
   readonly extraLatencyMs?: number;
   readonly seed?: number;
+  /** The spreadsheet's id (SpreadsheetApp's getId), '1SpreadsheetTestId' unless a test needs two. */
+  readonly spreadsheetId?: string;
 }
 
 export interface ExecutionRecord {
