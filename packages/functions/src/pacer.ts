@@ -111,7 +111,7 @@ export class Pacer {
       if (response.status === 429) {
         const retryAfterMs = parseRetryAfter(response.headers['retry-after'], Date.now());
         const pause = retryAfterMs ?? DEFAULT_PAUSE_MS;
-        if (this.ended(sentAt, 'throttled', pause))
+        if (this.ended(sentAt, 'throttled', retryAfterMs))
           this.pausedUntil = Math.max(this.pausedUntil, Date.now() + pause);
       } else {
         this.ended(sentAt, response.status >= 500 ? 'failed' : 'answered');

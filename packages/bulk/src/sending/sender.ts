@@ -194,7 +194,9 @@ export class Sender {
       if (response.status === 429) {
         this.throttled++;
         const retryAfterMs = parseRetryAfter(response.headers['retry-after'], options.now());
-        const everyone = this.attemptEnded(sentAt, 'throttled', retryAfterMs ?? options.defaultPauseMs);
+        // Without a Retry-After, every request waits a pause out; with one, the pace probes for the
+        // count's reset (core's window-reset.ts).
+        const everyone = this.attemptEnded(sentAt, 'throttled', retryAfterMs);
         this.pauseFor(retryAfterMs, everyone);
         // Refused everything, pause after pause, as many times as a request may be tried: the
         // allowance is used up, not busy.

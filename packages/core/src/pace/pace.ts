@@ -18,8 +18,9 @@
 //   and CUBIC grows it back (rate-estimate.ts). Requests are spaced 1/rate apart, so the run sits
 //   just under the bucket instead of bouncing off it.
 // The shapes the controller takes and gives (options, state, reading) are in pace-state.ts.
-// A 429 while no request at all is being answered is not a pace but a refusal (the allowance is
-// used up): then every request waits as long as Retry-After says, as before there was a controller.
+// A 429 while no request at all is being answered is not a pace but a refusal (a count used up):
+// without a Retry-After every request waits a pause out; with one, its reset is probed for one
+// request at a time (window-reset.ts).
 // A number fixed by the user (--concurrency 8) turns all this off: the run keeps that many in flight,
 // and a 429 pauses every request, as it always has.
 import { Baseline } from './baseline.js';
@@ -30,6 +31,7 @@ import type { AttemptSignal, PaceOptions, PaceReading, PaceState } from './pace-
 import { cutRate, grownRate } from './rate-estimate.js';
 import { HeaderBudget, type RateLimitHint } from './rate-headers.js';
 import { cohortMedian, inCohort, isJudged, newRound, type Round } from './round.js';
+import { WindowReset } from './window-reset.js';
 
 export type { AttemptSignal, PaceOptions, PaceReading, PaceState };
 
@@ -79,6 +81,7 @@ export class Pace {
   private readonly noise = new LatencyNoise();
   private readonly baseline: Baseline;
   private readonly header = new HeaderBudget();
+  private readonly window = new WindowReset();
   /** The limit at which the service last failed or refused, and when: growth stops under it a while. */
   private refusedAt: { limit: number; at: number } | undefined;
   /** When a failure last cut the limit. */
@@ -125,7 +128,7 @@ export class Pace {
   /** Requests that may be in flight now. */
   get concurrency(): number {
     const limit = Math.min(this.state.limit, this.baseline.probeLimit ?? Number.POSITIVE_INFINITY);
-    return this.fixed ?? Math.max(1, Math.floor(limit));
+    return this.fixed ?? (this.window.probing ? 1 : Math.max(1, Math.floor(limit)));
   }
 
   /** Requests that may start per second now, or undefined when only the concurrency limits them. */
@@ -146,7 +149,8 @@ export class Pace {
    */
   readyAt(now: number): number {
     const at = this.spacing() === undefined ? now : Math.max(now, this.state.nextStartAt);
-    return Math.max(at, (this.fixed === undefined && this.header.blockedUntil(now)) || at);
+    if (this.fixed !== undefined) return at;
+    return Math.max(at, this.header.blockedUntil(now) ?? at, this.window.readyAt(now));
   }
 
   /** What an answer's headers said of the service's count (rate-headers.ts): once spent, sending waits for its reset. */
@@ -162,6 +166,7 @@ export class Pace {
     if (rate !== undefined)
       this.state.nextStartAt = Math.max(now, this.state.nextStartAt) + (count * 1000) / rate;
     if (this.fixed !== undefined) return;
+    this.window.sent(now);
     if (this.firstSendAt === undefined) {
       this.firstSendAt = now;
       this.measureFrom = Math.max(this.measureFrom, now);
@@ -184,7 +189,7 @@ export class Pace {
     this.header.ended(sentAt);
     if (signal === 'throttled') this.throttled++;
     if (this.fixed !== undefined) return signal === 'throttled';
-    if (signal === 'throttled') return this.onThrottled(sentAt, now, retryAfterMs ?? DEFAULT_PAUSE_MS);
+    if (signal === 'throttled') return this.onThrottled(sentAt, now, retryAfterMs);
     this.refusedInARow = 0;
     // A round that sent nothing yet starts here: its cohort is what goes out from now on. (Its limit
     // to double from stays: answers of requests sent before it must not let slow start run on.)
@@ -196,6 +201,8 @@ export class Pace {
     const member = inCohort(round, sentAt);
     if (member) round.closedAt ??= now;
     if (signal === 'answered') {
+      // A probe answered: the count started again, and what goes from now on is measured.
+      if (this.window.answered(sentAt)) this.measureFrom = sentAt;
       this.answers.add(now);
       this.noise.add(now - sentAt);
       if (member) round.latencies.push(now - sentAt);
@@ -353,8 +360,14 @@ export class Pace {
     this.state.limit = Math.max(this.state.limit, next);
   }
 
-  private onThrottled(sentAt: number, now: number, pauseMs: number): boolean {
+  private onThrottled(sentAt: number, now: number, retryAfterMs: number | undefined): boolean {
     const s = this.state;
+    const pauseMs = retryAfterMs ?? DEFAULT_PAUSE_MS;
+    // A probe refused: the count has not started again yet (window-reset.ts).
+    if (retryAfterMs !== undefined && this.window.isProbe(sentAt)) {
+      this.window.refused(sentAt, now, retryAfterMs);
+      return false;
+    }
     s.slowStart = false;
     this.throttleLatency = now - sentAt;
     // Dated when sent: a 429 says the service refused what was sent then.
@@ -377,7 +390,12 @@ export class Pace {
       this.pausedAt = now;
       this.measureFrom = now + pauseMs;
       this.changed('paused', now);
-      return true;
+      // With a Retry-After, the reset is probed for (window-reset.ts) rather than waited out whole.
+      if (retryAfterMs === undefined) return true;
+      this.window.refused(sentAt, now, retryAfterMs);
+      // A count used up says nothing of a rate: once it starts again, it is spent at full pace.
+      s.rate = undefined;
+      return false;
     }
     // One cut per round trip of a 429 (the 429s of requests sent before the cut say nothing new),
     // and only once enough was sent to judge by.
