@@ -26,6 +26,8 @@ export interface ServiceModel {
   rate?: number;
   /** The bucket's size; one second's worth by default. */
   burst?: number;
+  /** The bucket's 429 says Retry-After (ms), as the sandbox's does ("1"); none if undefined. */
+  rateRetryAfterMs?: number;
   /** Requests served at once; the rest wait in a queue (or, with `overload`, are answered 503). */
   capacity?: number;
   /** Past the capacity, answer 503 at once instead of queueing (an overloaded backend, no Retry-After). */
@@ -108,7 +110,12 @@ export function simService(model: ServiceModel): SimService & { model: ServiceMo
       const burst = m.burst ?? Math.max(1, m.rate);
       tokens = Math.min(burst, tokens + ((at - filledAt) / 1000) * m.rate);
       filledAt = at;
-      if (tokens < 1) return { status: 429, doneAt: at + 1 };
+      if (tokens < 1) {
+        const retryAfterMs = m.rateRetryAfterMs;
+        return retryAfterMs === undefined
+          ? { status: 429, doneAt: at + 1 }
+          : { status: 429, doneAt: at + 1, retryAfterMs };
+      }
       tokens -= 1;
     }
     const time = serviceTime(m);
@@ -142,97 +149,154 @@ interface Event {
   run: () => void;
 }
 
+type SimOptions = PaceOptions & { untilMs?: number; retryAfterMs?: number; onTick?: (at: number) => void };
+
 /** Sends `requests` requests through the controller to the service until all are answered or `untilMs`. */
 export function simulate(
   service: SimService,
   requests: number,
-  options: PaceOptions & { untilMs?: number; retryAfterMs?: number; onTick?: (at: number) => void } = {},
+  options: SimOptions = {},
   pace = new Pace(options),
 ): SimResult {
+  return simulateClients(service, [{ requests, pace }], options)[0] as SimResult;
+}
+
+/**
+ * Several clients (processes on one key), each with its own controller and its own requests,
+ * sending to the one service on the one clock: each client's result.
+ */
+export function simulateClients(
+  service: SimService,
+  clients: readonly { requests: number; pace: Pace }[],
+  options: SimOptions = {},
+): SimResult[] {
   const events: Event[] = [];
   const schedule = (at: number, run: () => void) => {
     let i = events.length;
     while (i > 0 && (events[i - 1] as Event).at > at) i--;
     events.splice(i, 0, { at, run });
   };
-  const retryAfter = options.retryAfterMs ?? 1000;
+  const clock = { now: 0 };
+  const sims = clients.map(
+    ({ requests, pace }) =>
+      new SimClient(service, requests, pace, options.retryAfterMs ?? 1000, clock, schedule),
+  );
   const until = options.untilMs ?? 600_000;
-  let now = 0;
-  let waiting = requests; // ready to take a slot
-  let done = 0;
-  let slotsTaken = 0;
-  let inFlight = 0;
-  let pausedUntil = 0;
-  let attempts = 0;
-  let throttled = 0;
-  let failed = 0;
-  const answeredAt: number[] = [];
-  const trace: SimResult['trace'] = [];
-  let wakeScheduled = false;
+  const finished = () => sims.every((sim) => sim.done >= sim.requests);
+  const tick = () => {
+    for (const sim of sims) sim.sample();
+    options.onTick?.(clock.now);
+    if (!finished() && clock.now < until) schedule(clock.now + 100, tick);
+  };
+  schedule(0, tick);
+  for (const sim of sims) sim.fill();
+  while (events.length > 0 && !finished()) {
+    const event = events.shift() as Event;
+    clock.now = event.at;
+    if (clock.now > until) break;
+    event.run();
+  }
+  return sims.map((sim) => sim.result(clock.now));
+}
 
-  // The engine's pacer: requests wait for a free slot, then for their turn by the rate, one at a time.
-  const fill = () => {
-    if (wakeScheduled) return;
-    const readyAt = Math.max(pausedUntil, pace.readyAt(now));
-    if (waiting === 0 || slotsTaken >= pace.concurrency) return;
-    if (readyAt > now) {
-      wakeScheduled = true;
-      schedule(readyAt, () => {
-        wakeScheduled = false;
-        fill();
+/**
+ * One client as the bulk engine sends: a slot per request in flight, the request waiting in its
+ * slot for its turn by the rate, one at a time; a 429 retried after its Retry-After, and everyone
+ * paused when the controller says so.
+ */
+class SimClient {
+  done = 0;
+  private waiting: number;
+  private slotsTaken = 0;
+  private inFlight = 0;
+  private pausedUntil = 0;
+  private attempts = 0;
+  private throttled = 0;
+  private failed = 0;
+  private readonly answeredAt: number[] = [];
+  private readonly trace: SimResult['trace'] = [];
+  private wakeScheduled = false;
+
+  constructor(
+    private readonly service: SimService,
+    readonly requests: number,
+    private readonly pace: Pace,
+    private readonly retryAfter: number,
+    private readonly clock: { now: number },
+    private readonly schedule: (at: number, run: () => void) => void,
+  ) {
+    this.waiting = requests;
+  }
+
+  /** The engine's pacer: requests wait for a free slot, then for their turn by the rate. */
+  fill(): void {
+    const { pace, clock } = this;
+    if (this.wakeScheduled) return;
+    const readyAt = Math.max(this.pausedUntil, pace.readyAt(clock.now));
+    if (this.waiting === 0 || this.slotsTaken >= pace.concurrency) return;
+    if (readyAt > clock.now) {
+      this.wakeScheduled = true;
+      this.schedule(readyAt, () => {
+        this.wakeScheduled = false;
+        this.fill();
       });
       return;
     }
-    waiting--;
-    slotsTaken++;
-    send();
-    fill();
-  };
-  const send = () => {
-    const sentAt = now;
-    pace.sent(now);
-    inFlight++;
-    attempts++;
-    const answer = service.request(now);
-    schedule(answer.doneAt, () => {
-      inFlight--;
-      slotsTaken--;
+    this.waiting--;
+    this.slotsTaken++;
+    this.send();
+    this.fill();
+  }
+
+  private send(): void {
+    const { pace, clock } = this;
+    const sentAt = clock.now;
+    pace.sent(sentAt);
+    this.inFlight++;
+    this.attempts++;
+    const answer = this.service.request(sentAt);
+    this.schedule(answer.doneAt, () => {
+      const now = clock.now;
+      this.inFlight--;
+      this.slotsTaken--;
       const signal: AttemptSignal =
         answer.status === 200 ? 'answered' : answer.status === 429 ? 'throttled' : 'failed';
       const hint = answer.headers && readRateLimit(answer.headers, now, sentAt);
       if (hint) pace.rateLimitHint(hint);
       const pauseAll = pace.ended(sentAt, now, signal, answer.retryAfterMs);
       if (answer.status === 200) {
-        done++;
-        answeredAt.push(now);
+        this.done++;
+        this.answeredAt.push(now);
       } else {
-        if (answer.status === 429) throttled++;
-        else failed++;
-        const wait = answer.retryAfterMs ?? retryAfter;
-        if (pauseAll) pausedUntil = Math.max(pausedUntil, now + wait);
+        if (answer.status === 429) this.throttled++;
+        else this.failed++;
+        const wait = answer.retryAfterMs ?? this.retryAfter;
+        if (pauseAll) this.pausedUntil = Math.max(this.pausedUntil, now + wait);
         // The request comes back to the queue after its Retry-After (or a short backoff for a 5xx).
-        schedule(now + (answer.status === 429 ? wait : 200), () => {
-          waiting++;
-          fill();
+        this.schedule(now + (answer.status === 429 ? wait : 200), () => {
+          this.waiting++;
+          this.fill();
         });
       }
-      fill();
+      this.fill();
     });
-  };
-  const tick = () => {
-    trace.push({ at: now, concurrency: pace.concurrency, rate: pace.ratePerSecond, inFlight });
-    options.onTick?.(now);
-    if (done < requests && now < until) schedule(now + 100, tick);
-  };
-  schedule(0, tick);
-  fill();
-  while (events.length > 0 && done < requests) {
-    const event = events.shift() as Event;
-    now = event.at;
-    if (now > until) break;
-    event.run();
   }
-  return { answeredAt, attempts, throttled, failed, endedAt: now, trace, pace };
+
+  sample(): void {
+    const { pace } = this;
+    this.trace.push({
+      at: this.clock.now,
+      concurrency: pace.concurrency,
+      rate: pace.ratePerSecond,
+      inFlight: this.inFlight,
+    });
+  }
+
+  result(endedAt: number): SimResult {
+    const { answeredAt, attempts, throttled, failed, trace, pace } = this;
+    const end = this.done >= this.requests ? (answeredAt[answeredAt.length - 1] ?? endedAt) : endedAt;
+    return { answeredAt, attempts, throttled, failed, endedAt: end, trace, pace };
+  }
 }
 
 /** Answers per second between two times. */

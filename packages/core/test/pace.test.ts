@@ -4,7 +4,7 @@
 // way when the user fixed the number.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_CONCURRENCY, PACE_CHANGES, Pace } from '../src/index.js';
-import { rateBetween, type SimResult, simService, simulate } from './pace-sim.js';
+import { rateBetween, type SimResult, simService, simulate, simulateClients } from './pace-sim.js';
 
 const share429 = (r: SimResult) => r.throttled / r.attempts;
 /** The ideal time over the time taken. */
@@ -144,44 +144,74 @@ describe('429s that are not a pace', () => {
     expect(pace.refusedInARow).toBe(0);
   });
 
-  it('the same with a Retry-After in whole seconds: one request at a time goes to see from the earliest the count may start again', () => {
+  it('a count spent again after a pause, with a Retry-After in whole seconds: one request at a time goes to see from the earliest the count may start again', () => {
     const pace = new Pace();
-    const refused = (at: number, retryAfterMs: number) => {
-      pace.sent(at);
-      return pace.ended(at, at + 1, 'throttled', retryAfterMs);
-    };
-    // "Retry after 2 s", said of requests sent at 0, 10 and 20: the count starts again somewhere
-    // after 1.02 s (more than one second after the last was sent), and by 2.021 s.
-    expect([refused(0, 2000), refused(10, 2000), refused(20, 2000)]).toEqual([false, false, false]);
-    expect(pace.reading(21).change).toBe('paused');
-    expect(pace.refusedInARow).toBe(1);
+    // The first time, everything refused is waited out (it may be another process on a bucket).
+    letThrough(pace, 0);
+    expect(refusedUntilPaused(pace, 100, 2000).everyone).toBe(true);
+    // After the pause, a count let through, then everything refused again: a window. "Retry after
+    // 2 s", said of a request sent at `at`: the count starts again more than a second after it,
+    // and no later than 2 s after its answer.
+    letThrough(pace, 2200);
+    const { everyone, at } = refusedUntilPaused(pace, 2300, 2000);
+    expect(everyone).toBe(false);
     expect(pace.concurrency).toBe(1);
-    expect(pace.readyAt(21)).toBe(1020);
+    expect(pace.readyAt(at + 1)).toBe(at + 1000);
     // The first probe refused ("1 s" now): the next one a quarter of a second later.
-    expect(refused(1020, 1000)).toBe(false);
-    expect(pace.readyAt(1021)).toBe(1270);
-    expect(pace.refusedInARow).toBe(1);
-    // The second one answered: the count is open to everyone again, at the pace it had.
-    pace.sent(1270);
-    pace.ended(1270, 1370, 'answered');
-    expect(pace.concurrency).toBe(8);
-    expect(pace.readyAt(1370)).toBe(1370);
+    pace.sent(at + 1000);
+    expect(pace.ended(at + 1000, at + 1001, 'throttled', 1000)).toBe(false);
+    expect(pace.readyAt(at + 1001)).toBe(at + 1250);
+    // The second one answered: the count is open to everyone again, at full pace.
+    pace.sent(at + 1250);
+    pace.ended(at + 1250, at + 1350, 'answered');
+    expect(pace.concurrency).toBeGreaterThan(1);
+    expect(pace.readyAt(at + 1350)).toBe(at + 1350);
+    expect(pace.ratePerSecond).toBeUndefined();
     expect(pace.refusedInARow).toBe(0);
-    // Had no probe been answered, the stated time ends the probing: everyone goes, and refused
-    // again, that is a second pause in a row (an allowance used up stops the run, bulk's sender).
-    const again = new Pace();
-    for (const at of [0, 10, 20]) {
-      again.sent(at);
-      again.ended(at, at + 1, 'throttled', 1000);
+  });
+
+  it('had no probe been answered, the stated time ends the probing; refused again, that is a second pause in a row', () => {
+    const pace = new Pace();
+    letThrough(pace, 0);
+    refusedUntilPaused(pace, 100, 1000);
+    letThrough(pace, 1300);
+    const { at } = refusedUntilPaused(pace, 1400, 1000);
+    expect(pace.concurrency).toBe(1);
+    expect(pace.refusedInARow).toBe(1);
+    expect(pace.readyAt(at + 1001)).toBe(at + 1001);
+    expect(pace.concurrency).toBeGreaterThan(1);
+    // Everyone goes, and is refused: an allowance used up stops the run (bulk's sender).
+    for (const t of [at + 1001, at + 1011, at + 1021]) {
+      pace.sent(t);
+      pace.ended(t, t + 1, 'throttled', 1000);
     }
-    expect(again.concurrency).toBe(1);
-    expect(again.readyAt(2000)).toBe(2000);
-    expect(again.concurrency).toBe(8);
-    for (const at of [2000, 2001, 2002]) {
-      again.sent(at);
-      again.ended(at, at + 1, 'throttled', 1000);
+    expect(pace.refusedInARow).toBe(2);
+  });
+
+  it('beside another process on one bucket: its share let through, then everything refused, then refusals here and there: every pause waited out', () => {
+    // The first pause is always waited out; after it, most of what is sent is refused: no window.
+    const pace = new Pace();
+    letThrough(pace, 0);
+    expect(refusedUntilPaused(pace, 100, 1000).everyone).toBe(true);
+    for (let at = 1300; at < 1500; at += 20) {
+      pace.sent(at);
+      pace.ended(at, at + 1, at % 100 === 0 ? 'answered' : 'throttled', 1000);
     }
-    expect(again.refusedInARow).toBe(2);
+    expect(refusedUntilPaused(pace, 1500, 1000).everyone).toBe(true);
+    expect(pace.concurrency).toBeGreaterThan(1);
+  });
+
+  it("two processes on one bucket (the bench's family f): the bucket's Retry-After is never taken for a window's reset", () => {
+    // Probing from the first pause on starved the second process here (34 answers/s together, its
+    // rows done 14 s after the first's), its rate cut to what it got beside the other. Every pause
+    // is waited out, as without a Retry-After. (Together 0.64 of the best fixed setting: issue 36's
+    // family f, not met.)
+    const run = (rateRetryAfterMs: number | undefined) =>
+      simulateClients(simService({ rate: 100, latencyMs: 200, sigma: 0.3, seed: 3, rateRetryAfterMs }), [
+        { requests: 300, pace: new Pace() },
+        { requests: 300, pace: new Pace() },
+      ]).map((r) => r.endedAt);
+    expect(run(1000)).toEqual(run(undefined));
   });
 
   it('a 429 while other requests are answered does not pause the others: it cuts the rate', () => {
@@ -372,3 +402,28 @@ describe('a real service: overload and windows', () => {
     expect(r.throttled).toBe(0);
   });
 });
+
+/** A count let through: 40 requests from `from`, each answered in 50 ms. */
+function letThrough(pace: Pace, from: number): void {
+  for (let i = 0; i < 40; i++) {
+    pace.sent(from + i);
+    pace.ended(from + i, from + i + 50, 'answered');
+  }
+}
+
+/**
+ * Requests refused from `from`, 10 ms apart, each said to retry after `retryAfterMs`, until the
+ * pace takes it for everything refused: whether it then paused everyone, and when the last was sent.
+ */
+function refusedUntilPaused(
+  pace: Pace,
+  from: number,
+  retryAfterMs: number,
+): { everyone: boolean; at: number } {
+  for (let at = from; at < from + 200; at += 10) {
+    pace.sent(at);
+    const everyone = pace.ended(at, at + 1, 'throttled', retryAfterMs);
+    if (pace.reading(at + 1).change === 'paused') return { everyone, at };
+  }
+  throw new Error('never paused');
+}

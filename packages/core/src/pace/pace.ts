@@ -52,6 +52,8 @@ const WINDOW_MS = 1000;
 const MAX_WINDOW_MS = 30_000;
 /** Requests sent lately before a 429 tells anything (a rate, or a refusal of everything). */
 const MIN_SENT = 3;
+/** Requests let through before everything was refused, for that to be taken for a count used up. */
+const MIN_COUNT = 20;
 
 export class Pace {
   /** 429 answers seen. */
@@ -387,13 +389,15 @@ export class Pace {
     // it was, and what is sent after the pause is measured afresh.
     if (sent >= MIN_SENT && letThrough === 0) {
       if (sentAt >= this.pausedAt) this.refusedInARow++;
+      const counted = this.usedUpCount();
       this.pausedAt = now;
       this.measureFrom = now + pauseMs;
       this.changed('paused', now);
-      // With a Retry-After, the reset is probed for (window-reset.ts) rather than waited out whole.
-      if (retryAfterMs === undefined) return true;
+      // A count used up, with a Retry-After to its reset: the reset is probed for (window-reset.ts)
+      // rather than waited out whole, and the next count spent at full pace (it says nothing of a
+      // rate). Else every request waits the pause out.
+      if (retryAfterMs === undefined || !counted) return true;
       this.window.refused(sentAt, now, retryAfterMs);
-      // A count used up says nothing of a rate: once it starts again, it is spent at full pace.
       s.rate = undefined;
       return false;
     }
@@ -405,6 +409,22 @@ export class Pace {
     cutRate(s, sent, letThrough, Math.max(now - since, 100) / 1000, now);
     this.changed('slower-throttled', now);
     return false;
+  }
+
+  /**
+   * Whether what the service did since the last pause was a count spent, as a gateway's fixed
+   * window spends it: after the reset, most of what was sent let through, then everything refused.
+   * Not on the first pause: a run that starts beside another process on the same bucket has its
+   * share let through, then everything refused, and after the pause most of what it sends refused
+   * here and there. Such a pause is waited out: probing it would only draw more refusals, and
+   * reading it as a window would spend the next "count" at full pace.
+   */
+  private usedUpCount(): boolean {
+    if (this.pausedAt === Number.NEGATIVE_INFINITY) return false;
+    const since = this.pausedAt;
+    const sent = this.sends.countSince(since);
+    const refused = this.refusals.countSince(since);
+    return sent - refused >= MIN_COUNT && sent - refused >= refused;
   }
 
   /** An answer lets the rate grow back (rate-estimate.ts), once a 429 has set one. */

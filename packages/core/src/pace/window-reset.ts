@@ -8,8 +8,9 @@
 // second apart; the first one answered opens the count to everyone. A probe refused costs one 429,
 // a few per window at most, where a whole window's worth of sends would have been refused.
 //
-// Only with a Retry-After the service gave: without one, the pause is a guess, and probing it would
-// only add refusals.
+// Only with a Retry-After the service gave (without one, the pause is a guess, and probing it would
+// only add refusals), and only once a count was seen to start again after a pause (pace.ts's
+// usedUpCount: a process beside another on one bucket is refused everything too).
 
 /** How far apart probes go while the reset may have come. */
 const PROBE_MS = 250;
