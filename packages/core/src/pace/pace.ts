@@ -31,7 +31,7 @@ import type { AttemptSignal, PaceOptions, PaceReading, PaceState } from './pace-
 import { cutRate, grownRate } from './rate-estimate.js';
 import { HeaderBudget, type RateLimitHint } from './rate-headers.js';
 import { cohortMedian, inCohort, isJudged, newRound, type Round } from './round.js';
-import { WindowReset } from './window-reset.js';
+import { CountSpent, WindowReset } from './window-reset.js';
 
 export type { AttemptSignal, PaceOptions, PaceReading, PaceState };
 
@@ -52,8 +52,6 @@ const WINDOW_MS = 1000;
 const MAX_WINDOW_MS = 30_000;
 /** Requests sent lately before a 429 tells anything (a rate, or a refusal of everything). */
 const MIN_SENT = 3;
-/** Requests let through before everything was refused, for that to be taken for a count used up. */
-const MIN_COUNT = 20;
 
 export class Pace {
   /** 429 answers seen. */
@@ -84,6 +82,7 @@ export class Pace {
   private readonly baseline: Baseline;
   private readonly header = new HeaderBudget();
   private readonly window = new WindowReset();
+  private readonly countSpent = new CountSpent();
   /** The limit at which the service last failed or refused, and when: growth stops under it a while. */
   private refusedAt: { limit: number; at: number } | undefined;
   /** When a failure last cut the limit. */
@@ -205,6 +204,7 @@ export class Pace {
     if (signal === 'answered') {
       // A probe answered: the count started again, and what goes from now on is measured.
       if (this.window.answered(sentAt)) this.measureFrom = sentAt;
+      this.countSpent.answer(sentAt);
       this.answers.add(now);
       this.noise.add(now - sentAt);
       if (member) round.latencies.push(now - sentAt);
@@ -365,6 +365,7 @@ export class Pace {
   private onThrottled(sentAt: number, now: number, retryAfterMs: number | undefined): boolean {
     const s = this.state;
     const pauseMs = retryAfterMs ?? DEFAULT_PAUSE_MS;
+    this.countSpent.refusal(sentAt);
     // A probe refused: the count has not started again yet (window-reset.ts).
     if (retryAfterMs !== undefined && this.window.isProbe(sentAt)) {
       this.window.refused(sentAt, now, retryAfterMs);
@@ -389,7 +390,7 @@ export class Pace {
     // it was, and what is sent after the pause is measured afresh.
     if (sent >= MIN_SENT && letThrough === 0) {
       if (sentAt >= this.pausedAt) this.refusedInARow++;
-      const counted = this.usedUpCount();
+      const counted = this.countSpent.paused(now);
       this.pausedAt = now;
       this.measureFrom = now + pauseMs;
       this.changed('paused', now);
@@ -409,22 +410,6 @@ export class Pace {
     cutRate(s, sent, letThrough, Math.max(now - since, 100) / 1000, now);
     this.changed('slower-throttled', now);
     return false;
-  }
-
-  /**
-   * Whether what the service did since the last pause was a count spent, as a gateway's fixed
-   * window spends it: after the reset, most of what was sent let through, then everything refused.
-   * Not on the first pause: a run that starts beside another process on the same bucket has its
-   * share let through, then everything refused, and after the pause most of what it sends refused
-   * here and there. Such a pause is waited out: probing it would only draw more refusals, and
-   * reading it as a window would spend the next "count" at full pace.
-   */
-  private usedUpCount(): boolean {
-    if (this.pausedAt === Number.NEGATIVE_INFINITY) return false;
-    const since = this.pausedAt;
-    const sent = this.sends.countSince(since);
-    const refused = this.refusals.countSince(since);
-    return sent - refused >= MIN_COUNT && sent - refused >= refused;
   }
 
   /** An answer lets the rate grow back (rate-estimate.ts), once a 429 has set one. */
