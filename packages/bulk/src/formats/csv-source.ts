@@ -21,15 +21,21 @@ export async function openCsvSource(
     parse({ bom: true, delimiter: layout.delimiter, relax_column_count: true, skip_empty_lines: false }),
   );
   const source = batches(parser, () => file.bytesRead);
+  // Destroying the parser does not reach back up the pipe: the file is let go of itself.
+  const close = () => {
+    parser.destroy();
+    file.destroy();
+  };
   let first: RowBatch | undefined;
   try {
     first = await source.next(1);
   } catch (error) {
-    parser.destroy();
+    close();
     throw new BulkError(`${path} is not a readable CSV: ${(error as Error).message}`);
   }
   const header = first?.records[0];
   if (header === undefined) {
+    close();
     throw new BulkError(`${path} is empty: it needs a header row naming its columns`);
   }
   let row = 1;
@@ -51,7 +57,7 @@ export async function openCsvSource(
       row += batch.records.length;
       return { records: batch.records, firstRow, bytes: batch.bytes };
     },
-    close: () => parser.destroy(),
+    close,
   };
 }
 

@@ -62,13 +62,19 @@ export async function planBulk(options: PlanOptions): Promise<BulkPlan> {
     input.close();
     throw error;
   }
-  const cache = AnswerStore.open({
-    path: options.cachePath,
-    namespace: wiring.namespace,
-    maxAgeMs: wiring.maxAgeMs,
-    readOnly: true,
-    now: wiring.now,
-  });
+  let cache: AnswerStore;
+  try {
+    cache = AnswerStore.open({
+      path: options.cachePath,
+      namespace: wiring.namespace,
+      maxAgeMs: wiring.maxAgeMs,
+      readOnly: true,
+      now: wiring.now,
+    });
+  } catch (error) {
+    input.close();
+    throw error;
+  }
   const summary = emptyPlan(options, input, mapped.fields);
   try {
     await countRows(input, plan, summary, cache, options.sharedStore);
