@@ -5,7 +5,7 @@
 // prints the store's table; the store's password never shows, whatever happens.
 import { join } from 'node:path';
 import { openStore } from '@enrich/bulk';
-import { type PostgresCluster, startPostgresCluster } from '@enrich/bulk/test-postgres';
+import { type PostgresCluster, queryAt, startPostgresCluster } from '@enrich/bulk/test-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnCli, tempDir, writeCsv } from './helpers.js';
 import { env, server, useSandbox } from './sandbox-per-file.js';
@@ -189,6 +189,45 @@ describe('enrich with a shared answer store', { timeout: 60_000 }, () => {
         },
       ],
     });
+  });
+
+  it("enrich spend --store --csv: the ledger's columns; --since a month keeps that month on, a finer one is refused", async () => {
+    const store = await freshStore();
+    await enrich(['phone-lookup', '--in', leads(0, 3), '--store', store]);
+    const month = new Date().toISOString().slice(0, 7);
+    const service = server.url.replace(/\/$/, '');
+    // An older month, as the store would have kept it.
+    await queryAt(
+      store,
+      'INSERT INTO enrich.spend (month, namespace, operation, transactions) VALUES ($1, $2, $3, $4)',
+      ['2025-01', service, 'email-verify', 7],
+    );
+    const csv = await enrich(['spend', '--store', store, '--csv']);
+    expect(csv.code, csv.stderr).toBe(0);
+    expect(csv.stdout.trim().split('\n')).toEqual([
+      'period,origin,operation,transactions',
+      `2025-01,${service},email-verify,7`,
+      `${month},${service},phone-lookup,3`,
+    ]);
+    expect(csv.stderr).toMatch(
+      /From the shared answer store postgres postgres@127\.0\.0\.1.*; months in UTC\./,
+    );
+    // The same columns as the ledger's CSV.
+    const local = await enrich(['spend', '--csv']);
+    expect(local.stdout.split('\n')[0]).toBe('period,origin,operation,transactions');
+    const since = await enrich(['spend', '--store', store, '--csv', '--since', month]);
+    expect(since.stdout.trim().split('\n')).toEqual([
+      'period,origin,operation,transactions',
+      `${month},${service},phone-lookup,3`,
+    ]);
+    const text = await enrich(['spend', '--store', store, '--since', '2099-01']);
+    expect(text.stdout).toContain('No transactions are recorded since 2099-01.');
+    const day = await enrich(['spend', '--store', store, '--since', `${month}-01`]);
+    expect(day.code).toBe(2);
+    expect(day.stderr).toMatch(/with --store, --since takes a month \(YYYY-MM\): the store counts by month/);
+    const byDay = await enrich(['spend', '--store', store, '--by', 'day']);
+    expect(byDay.code).toBe(2);
+    expect(byDay.stderr).toMatch(/--store reads the shared store, which counts by month: leave out --by day/);
   });
 
   it("the store's password never appears in output or errors", async () => {

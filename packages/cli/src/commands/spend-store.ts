@@ -121,9 +121,14 @@ function spendJson({ where, rows, caps }: StoreSpend, since: string | undefined)
   };
 }
 
-function spendCsv(rows: readonly SpendRow[]): string {
+/**
+ * The rows as CSV, the same columns from the ledger and from the store, so that one script reads
+ * both. Origins and operation ids hold no comma, quote or line break (core checks every line's
+ * shape; the store keeps what the clients' namespaces are).
+ */
+export function spendCsv(rows: readonly SpendRow[]): string {
   const lines = [
-    'month,service,operation,transactions',
+    'period,origin,operation,transactions',
     ...rows.map((r) => [r.period, r.origin, r.operation, r.transactions].join(',')),
   ];
   return lines.join('\n');

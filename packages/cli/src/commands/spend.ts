@@ -21,7 +21,7 @@ import { type Command, Option } from 'commander';
 import { CommandError, EXIT, type ExitCode } from '../exit-codes.js';
 import { cliLedger } from '../spend-ledger.js';
 import { grouped, jsonText, printable } from '../terminal-text.js';
-import { storeSpendAction } from './spend-store.js';
+import { spendCsv, storeSpendAction } from './spend-store.js';
 
 export interface SpendIo {
   readonly stdout: NodeJS.WritableStream;
@@ -107,12 +107,7 @@ function spendAction(flags: SpendFlags, io: SpendIo): ExitCode {
     return EXIT.ok;
   }
   if (flags.csv) {
-    // Origins and operation ids hold no comma, quote or line break (core checks every line's shape).
-    const lines = [
-      'period,origin,operation,transactions',
-      ...rows.map((r) => [r.period, r.origin, r.operation, r.transactions].join(',')),
-    ];
-    io.stdout.write(`${lines.join('\n')}\n`);
+    io.stdout.write(`${spendCsv(rows)}\n`);
     io.stderr.write(`From the spend ledger ${ledger.path}; periods in UTC.${skipped ? ` ${skipped}` : ''}\n`);
     return EXIT.ok;
   }
