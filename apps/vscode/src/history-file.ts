@@ -14,8 +14,7 @@
 // test can run it in a process of its own and kill it mid-rewrite.
 import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, type Stats, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { acquireLock, FileInUse, removeAbandoned, replaceFile } from '@enrich/bulk';
-import { abortableSleep } from '@enrich/core';
+import { acquireLock, FileInUse, removeAbandoned, replaceFile, whileInUse } from '@enrich/bulk';
 
 export const HISTORY_FILE = 'history.json';
 const LOCK_WAIT_MS = 10_000;
@@ -89,19 +88,13 @@ export class HistoryFile {
   }
 }
 
-/** The bulk engine's file lock, waited for while another window holds it. */
+/** The bulk engine's file lock, waited for while another window holds it (bulk's whileInUse). */
 async function lockWithin(path: string, waitMs: number) {
-  const deadline = Date.now() + waitMs;
-  for (;;) {
-    try {
-      return acquireLock(path, 'History');
-    } catch (error) {
-      if (!(error instanceof FileInUse)) throw error;
-      if (Date.now() >= deadline) {
-        throw new Error(`The History file ${path} stayed locked by another window for ${waitMs / 1000} s`);
-      }
-      await abortableSleep(50);
-    }
+  try {
+    return await whileInUse(() => acquireLock(path, 'History'), waitMs);
+  } catch (error) {
+    if (!(error instanceof FileInUse)) throw error;
+    throw new Error(`The History file ${path} stayed locked by another window for ${waitMs / 1000} s`);
   }
 }
 

@@ -35,7 +35,7 @@ export type { BulkSummary } from './run/summary.js';
 export { createHttpTransport } from './sending/http-transport.js';
 export { AnswerStore, type AnswerStoreOptions, parseLine } from './store/answer-store.js';
 export { CACHE_DIR_ENV, cacheFolder, PACE_FILE } from './store/cache-folder.js';
-export { acquireLock, CacheInUse, FileInUse } from './store/file-lock.js';
+export { acquireLock, CacheInUse, FileInUse, whileInUse } from './store/file-lock.js';
 export {
   type Bases,
   CACHE_FILE,

@@ -8,7 +8,14 @@ import { describe, expect, it } from 'vitest';
 import { BulkError } from '../src/run/bulk-error.js';
 import { runBulk } from '../src/run/run-bulk.js';
 import { AnswerStore } from '../src/store/answer-store.js';
-import { acquireLock, CacheInUse, FileInUse, isRunning, startTimeOf } from '../src/store/file-lock.js';
+import {
+  acquireLock,
+  CacheInUse,
+  FileInUse,
+  isRunning,
+  startTimeOf,
+  whileInUse,
+} from '../src/store/file-lock.js';
 import { CACHE_FILE } from '../src/store/files.js';
 import { tempDir, useSandbox, writeCsv } from './fixtures.js';
 import { phone, sandboxRun } from './sandbox-run.js';
@@ -117,6 +124,58 @@ describe('locks', () => {
       expect(existsSync(lock.path)).toBe(false);
     } finally {
       parent.kill('SIGKILL');
+    }
+  });
+});
+
+describe('waiting on a file another run holds (whileInUse)', () => {
+  it('tries again while it is in use, and gets it once it is let go', async () => {
+    const path = join(tempDir(), 'cache.jsonl');
+    const held = acquireLock(path, 'answer cache');
+    let tries = 0;
+    setTimeout(() => held.release(), 300);
+    const lock = await whileInUse(() => {
+      tries++;
+      return acquireLock(path, 'answer cache');
+    }, 5000);
+    lock.release();
+    // Every 50 ms: about six tries in 300 ms, far from a busy loop.
+    expect(tries).toBeGreaterThanOrEqual(3);
+    expect(tries).toBeLessThanOrEqual(12);
+  });
+
+  it('gives up with the FileInUse once the wait is over, or when told to stop; anything else at once', async () => {
+    const path = join(tempDir(), 'cache.jsonl');
+    const held = acquireLock(path, 'answer cache');
+    try {
+      const started = Date.now();
+      await expect(whileInUse(() => acquireLock(path, 'answer cache'), 200)).rejects.toBeInstanceOf(
+        CacheInUse,
+      );
+      expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+      let tries = 0;
+      const stop = () => tries >= 2;
+      await expect(
+        whileInUse(
+          () => {
+            tries++;
+            return acquireLock(path, 'answer cache');
+          },
+          60_000,
+          stop,
+        ),
+      ).rejects.toBeInstanceOf(CacheInUse);
+      expect(tries).toBe(2);
+      let other = 0;
+      await expect(
+        whileInUse(() => {
+          other++;
+          throw new Error('not a lock');
+        }, 60_000),
+      ).rejects.toThrow('not a lock');
+      expect(other).toBe(1);
+    } finally {
+      held.release();
     }
   });
 });

@@ -6,8 +6,8 @@
 // folder cannot be used, the answer is set aside at once in a side file that every later lookup
 // reads and the next writer moves into the journal: a paid answer is on disk before its result is
 // returned, so no exit can lose it. Writes of one process go one at a time, each answer once.
-import { AnswerStore, CacheInUse, type CallCache, type Kept, keepAnswer } from '@enrich/bulk';
-import { abortableSleep, type Outcome } from '@enrich/core';
+import { AnswerStore, CacheInUse, type CallCache, type Kept, keepAnswer, whileInUse } from '@enrich/bulk';
+import type { Outcome } from '@enrich/core';
 
 export interface BriefStoreOptions {
   readonly path: string;
@@ -116,18 +116,17 @@ export class BriefAnswerStore {
 
   // The store opened with its lock, or why it could not be (after a short wait for another's lock).
   private async openForWriting(namespace: string): Promise<AnswerStore | string> {
-    const deadline = Date.now() + (this.options.lockWaitMs ?? 2000);
-    for (;;) {
-      try {
-        return AnswerStore.open(this.storeOptions(namespace));
-      } catch (error) {
-        // Another process (a file run, the CLI) holds it: known by its class, whatever its words.
-        const locked = error instanceof CacheInUse;
-        if (!locked || this.stopping || Date.now() > deadline) {
-          return locked ? `another process holds it: ${(error as Error).message}` : (error as Error).message;
-        }
-        await abortableSleep(50);
-      }
+    const waitMs = this.options.lockWaitMs ?? 2000;
+    try {
+      return await whileInUse(
+        () => AnswerStore.open(this.storeOptions(namespace)),
+        waitMs,
+        () => this.stopping,
+      );
+    } catch (error) {
+      // Another process (a file run, the CLI) holds it: known by its class, whatever its words.
+      const locked = error instanceof CacheInUse;
+      return locked ? `another process holds it: ${(error as Error).message}` : (error as Error).message;
     }
   }
 

@@ -8,6 +8,7 @@
 // `kill(pid, 0)` still succeeds for it), or another process that got the same pid later (its start
 // time differs). Where /proc does not exist, only `kill(pid, 0)` is asked.
 import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { abortableSleep } from '@enrich/core';
 import { BulkError } from '../run/bulk-error.js';
 
 export interface LockHolder {
@@ -103,6 +104,31 @@ export function acquireLock(path: string, what: string): FileLock {
     }
   }
   throw new BulkError(`Could not lock the ${what} ${path}`);
+}
+
+/** How often a file another process holds is tried again, while waiting for it. */
+const IN_USE_RETRY_MS = 50;
+
+/**
+ * What `attempt` gives, tried again every 50 ms while it throws FileInUse (another run holds the
+ * file a moment: the MCP server's file tools and answer cache, VS Code's History), for up to
+ * `waitMs`, or until `stop()` says to give up; then the last FileInUse is thrown. Any other error
+ * is thrown at once. The one rule for how a client waits on another's lock.
+ */
+export async function whileInUse<T>(
+  attempt: () => T | Promise<T>,
+  waitMs: number,
+  stop: () => boolean = () => false,
+): Promise<T> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof FileInUse) || stop() || Date.now() >= deadline) throw error;
+      await abortableSleep(IN_USE_RETRY_MS);
+    }
+  }
 }
 
 function release(lockPath: string, mine: string): void {
