@@ -55,15 +55,10 @@ export async function planBulk(options: PlanOptions): Promise<BulkPlan> {
   const input = await openSource(options.inPath, options.layout);
   let mapped: ReturnType<typeof mapInput>;
   let plan: RowPlan;
+  let cache: AnswerStore;
   try {
     mapped = mapInput(op, options.inPath, input.header, wiring.overrides);
     plan = rowPlanner(op, input.header, mapped, options.refuse);
-  } catch (error) {
-    input.close();
-    throw error;
-  }
-  let cache: AnswerStore;
-  try {
     cache = AnswerStore.open({
       path: options.cachePath,
       namespace: wiring.namespace,
@@ -72,6 +67,7 @@ export async function planBulk(options: PlanOptions): Promise<BulkPlan> {
       now: wiring.now,
     });
   } catch (error) {
+    // Nothing was read past the header: the input is let go of before saying why.
     input.close();
     throw error;
   }
