@@ -133,3 +133,16 @@ test('without the document lock nothing is claimed, so nothing is bought: the ce
   rt.customFunction(rt.owner, 'PHONELOOKUP', [[phone(1)], [phone(2)]], 'FName');
   expect(rt.sandbox.transactions()).toBe(2);
 });
+
+test('what a formula claimed and had no time to buy is given back: an allowance of exactly 80 buys all 80', () => {
+  // 16 s a request: the formula claims its 80 phones, buys one round of 40 in its 30 s, and gives
+  // the 40 it did not buy back to the count; the recalculation then claims and buys those 40.
+  const rt = newRuntime({ latencyMs: 16_000, allowance: { day: 80, month: 80 } });
+  const rows = Array.from({ length: 80 }, (_, i) => [phone(i)]);
+  const first = rt.customFunction(rt.owner, 'PHONELOOKUP', rows, 'FName') as string[][];
+  expect(rt.sandbox.transactions()).toBe(40);
+  expect(first.filter((r) => /^Not finished within the 30-second/.test(String(r[0])))).toHaveLength(40);
+  const second = rt.customFunction(rt.owner, 'PHONELOOKUP', rows, 'FName') as string[][];
+  expect(rt.sandbox.transactions()).toBe(80);
+  expect(second.filter((r) => /^(Not|Allowance)/.test(String(r[0])))).toEqual([]);
+});
