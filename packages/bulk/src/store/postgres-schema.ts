@@ -24,6 +24,7 @@
 // creates them only if missing and keeps a salt already there: the entries of a version 2 store that
 // was already used to forget someone still refuse them.
 import type pg from 'pg';
+import { inTransaction } from './postgres-transaction.js';
 
 /** A SQL identifier we put in statements as is: checked, never quoted from user text. */
 export function checkSchemaName(schema: string): void {
@@ -95,10 +96,9 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 /** Creates or migrates the schema; throws when the store is newer than this build knows. */
 export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
   checkSchemaName(schema);
-  const client = await pool.connect();
-  let failure: unknown;
-  try {
-    await client.query('BEGIN');
+  // One transaction (postgres-transaction.ts: rolled back on failure, the connection's `error`
+  // events heard while it is out of the pool).
+  await inTransaction(pool, async (client) => {
     // Held until COMMIT or ROLLBACK (or the session's end): one migrating instance at a time.
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [
       'enrich-migrate',
@@ -129,13 +129,5 @@ export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
       await client.query((MIGRATIONS[version - 1] as (s: string) => string)(schema));
       await client.query(`INSERT INTO ${schema}.schema_version (version) VALUES ($1)`, [version]);
     }
-    await client.query('COMMIT');
-  } catch (error) {
-    failure = error;
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    // A connection that failed is not given back to the pool.
-    client.release(failure instanceof Error ? failure : undefined);
-  }
+  });
 }

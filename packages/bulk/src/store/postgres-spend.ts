@@ -17,6 +17,7 @@
 // a cap being set.
 import type pg from 'pg';
 import type { PgContext } from './postgres-context.js';
+import { inTransaction } from './postgres-transaction.js';
 import { granted } from './spend-rules.js';
 import type { MonthlyCap, SpendRequest, SpendRow } from './store-front.js';
 
@@ -94,20 +95,19 @@ interface Spent {
 export async function reserveInDb(ctx: PgContext, request: SpendRequest): Promise<number> {
   if (request.count === 0) return 0;
   if (request.query === undefined && (await addUncapped(ctx, request))) return request.count;
-  const client = await ctx.pool.connect();
-  let failure: Error | undefined;
-  try {
-    await client.query('BEGIN');
+  // One transaction (postgres-transaction.ts: rolled back on failure, the connection's `error`
+  // events heard while it is out of the pool).
+  return inTransaction(ctx.pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [
       `enrich-spend:${ctx.schema}`,
       ctx.namespace,
     ]);
     const spent = await client.query<Spent>(
       `SELECT m.month,
-         (SELECT coalesce(sum(transactions), 0) FROM ${ctx.schema}.spend WHERE month = m.month AND namespace = $1) AS month_total,
-         (SELECT transactions FROM ${ctx.schema}.query_spend WHERE namespace = $1 AND query_id = $2) AS query_total,
-         (SELECT max_transactions_per_month FROM ${ctx.schema}.settings WHERE namespace = $1) AS cap
-       FROM (SELECT ${MONTH} AS month) m`,
+           (SELECT coalesce(sum(transactions), 0) FROM ${ctx.schema}.spend WHERE month = m.month AND namespace = $1) AS month_total,
+           (SELECT transactions FROM ${ctx.schema}.query_spend WHERE namespace = $1 AND query_id = $2) AS query_total,
+           (SELECT max_transactions_per_month FROM ${ctx.schema}.settings WHERE namespace = $1) AS cap
+         FROM (SELECT ${MONTH} AS month) m`,
       [ctx.namespace, request.query?.id ?? null],
     );
     const row = spent.rows[0] as Spent;
@@ -117,16 +117,8 @@ export async function reserveInDb(ctx: PgContext, request: SpendRequest): Promis
       : Number.POSITIVE_INFINITY;
     const count = granted(request.count, capLeft, queryLeft);
     if (count > 0) await addSpend(client, ctx, row.month, request, count);
-    await client.query('COMMIT');
     return count;
-  } catch (error) {
-    failure = error instanceof Error ? error : new Error(String(error));
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    // A connection that failed is not given back to the pool.
-    client.release(failure);
-  }
+  });
 }
 
 /** Gives back what was reserved and not spent, this month; never below 0. */
