@@ -18,13 +18,21 @@ const ANSWERS = 30_000;
 // 50 people spread over the journal.
 const FORGOTTEN = Array.from({ length: 50 }, (_, i) => madePhone(i * 599 + 7));
 
-function startChild(journal: string): {
+function startChild(
+  journal: string,
+  hold = false,
+): {
   child: ChildProcess;
   said: (word: string) => Promise<void>;
   exited: Promise<number | null>;
 } {
   const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
-    env: { ...process.env, ENRICH_TEST_JOURNAL: journal, ENRICH_TEST_PHONES: FORGOTTEN.join(',') },
+    env: {
+      ...process.env,
+      ENRICH_TEST_JOURNAL: journal,
+      ENRICH_TEST_PHONES: FORGOTTEN.join(','),
+      ENRICH_TEST_HOLD: hold ? '1' : '0',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -74,7 +82,7 @@ describe('a forget killed mid-rewrite', () => {
     const kills = [...Array.from({ length: 6 }, () => Math.random() * 400), 'renaming' as const];
     let states = { old: 0, new: 0 };
     for (const when of kills) {
-      const { child, said, exited } = startChild(journal);
+      const { child, said, exited } = startChild(journal, true);
       await said(typeof when === 'string' ? when : 'reading');
       if (typeof when === 'number') await new Promise((r) => setTimeout(r, when));
       child.kill('SIGKILL');
