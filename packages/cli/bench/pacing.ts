@@ -106,7 +106,9 @@ async function runSetting(
   const fixed = setting.args.length > 0;
   const capMs = fixed ? family.workSeconds * 1000 * FIXED_CAP_FACTOR : DEFAULT_CAP_MS;
   const running = inputs.map(({ name }, i) => {
-    const home = join(dir, `${setting.homeOf ?? tag}-${i}.home`);
+    // Two processes of one user on one machine share a home (and so the cache folder where runs
+    // on one service and key hear each other end: bulk's pace-neighbours.ts).
+    const home = join(dir, `${setting.homeOf ?? tag}.home`);
     mkdirSync(home, { recursive: true });
     const args = ['--in', `${name}.csv`, '--out', `${tag}-${i}.out.csv`, '--cache', `${tag}-${i}.cache`];
     return enrich(sandbox, dir, [...args, ...setting.args], {

@@ -149,7 +149,16 @@ interface Event {
   run: () => void;
 }
 
-type SimOptions = PaceOptions & { untilMs?: number; retryAfterMs?: number; onTick?: (at: number) => void };
+type SimOptions = PaceOptions & {
+  untilMs?: number;
+  retryAfterMs?: number;
+  onTick?: (at: number) => void;
+  /**
+   * Clients tell each other when they end, as runs on one machine do (bulk's pace-neighbours.ts):
+   * within this many ms of a client's last answer, the others hear the rate it ended at.
+   */
+  neighboursHearWithinMs?: number;
+};
 
 /** Sends `requests` requests through the controller to the service until all are answered or `untilMs`. */
 export function simulate(
@@ -183,8 +192,21 @@ export function simulateClients(
   );
   const until = options.untilMs ?? 600_000;
   const finished = () => sims.every((sim) => sim.done >= sim.requests);
+  const heard = new Set<SimClient>();
   const tick = () => {
     for (const sim of sims) sim.sample();
+    const within = options.neighboursHearWithinMs;
+    if (within !== undefined) {
+      for (const sim of sims) {
+        if (sim.done < sim.requests || heard.has(sim) || clock.now < sim.lastAnswerAt + within) continue;
+        heard.add(sim);
+        const rate = sim.pace.ratePerSecond;
+        if (rate === undefined) continue;
+        // Shared among those still going, as pace-neighbours.ts shares it.
+        const left = sims.filter((other) => other.done < other.requests);
+        for (const other of left) other.pace.neighbourEnded(rate / left.length, clock.now);
+      }
+    }
     options.onTick?.(clock.now);
     if (!finished() && clock.now < until) schedule(clock.now + 100, tick);
   };
@@ -220,7 +242,7 @@ class SimClient {
   constructor(
     private readonly service: SimService,
     readonly requests: number,
-    private readonly pace: Pace,
+    readonly pace: Pace,
     private readonly retryAfter: number,
     private readonly clock: { now: number },
     private readonly schedule: (at: number, run: () => void) => void,
@@ -290,6 +312,10 @@ class SimClient {
       rate: pace.ratePerSecond,
       inFlight: this.inFlight,
     });
+  }
+
+  get lastAnswerAt(): number {
+    return this.answeredAt[this.answeredAt.length - 1] ?? 0;
   }
 
   result(endedAt: number): SimResult {

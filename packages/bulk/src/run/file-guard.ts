@@ -12,6 +12,7 @@ import {
   lstatSync,
   openSync,
   readSync,
+  rmSync,
   type Stats,
   statSync,
 } from 'node:fs';
@@ -49,6 +50,18 @@ export function checkInputFile(path: string): number {
     );
   }
   return stat.size;
+}
+
+/**
+ * Removes a file of ours that may not be there, or whose folder is not one (a cache folder made a
+ * file): for hints (a remembered pace, a run's file) that must never fail a run.
+ */
+export function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // Nothing was written there to remove.
+  }
 }
 
 /**

@@ -25,10 +25,12 @@
 // BulkRun holds the run's state as fields; its steps are named: read (the reading loop), resultFor
 // (one row), answer (a request's answer arrives), write (rows out in order), finish. Requests on
 // their way are run-requests.ts's; results known without sending, known-results.ts's.
+import { dirname, join } from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import { paceToRemember } from '@enrich/core';
 import type { RowSource } from '../formats/row-source.js';
 import { PaceMemory } from '../sending/pace-memory.js';
+import { PACE_RUNS_FOLDER, PaceNeighbours } from '../sending/pace-neighbours.js';
 import { Sender } from '../sending/sender.js';
 import { StoreClaims } from '../store/store-claims.js';
 import { BreakdownCounter } from './breakdown-counter.js';
@@ -73,6 +75,8 @@ class BulkRun {
   readonly summary: BulkSummary;
   private readonly sender: Sender;
   private readonly paceMemory: PaceMemory | undefined;
+  /** Other runs on this machine against this service and key (pace-neighbours.ts). */
+  private readonly neighbours: PaceNeighbours | undefined;
   private readonly output: OutputFile;
   // Rows in memory between reading and writing; past them, rows wait on disk (see row-queue.ts).
   private readonly queue: RowQueue;
@@ -131,6 +135,15 @@ class BulkRun {
             : undefined,
       }),
     );
+    this.neighbours =
+      options.pacePath === undefined || !this.paceMemory
+        ? undefined
+        : new PaceNeighbours(
+            join(dirname(options.pacePath), PACE_RUNS_FOLDER),
+            this.paceMemory.group(namespace, settings.apiKey),
+            wiring.now,
+            (rate, now) => this.sender.pace.neighbourEnded(rate, now),
+          );
     this.summary = runSummary(options, input, store);
     this.output = new OutputFile(options.outPath, opened.format, options.scrub ?? ((text) => text), {
       allExtras: options.allExtras !== false,
@@ -174,11 +187,14 @@ class BulkRun {
       throttled: this.sender.throttled,
       pace: this.sender.reading(),
     }));
+    this.neighbours?.start();
     try {
       await this.read().catch(this.fail);
       // What was sent is waited for even when interrupted: its answers are paid for, so journal them.
       // (On Ctrl-C only for graceMs: then the sender abandons them and they settle at once.)
       await this.requests.settle();
+      // Nothing more to send: the runs beside this one may take up its rate now, not after the writing.
+      this.endNeighbours();
       if (this.failure) throw this.failure;
       await this.writeRest();
       this.summary.completed =
@@ -359,6 +375,10 @@ class BulkRun {
     if (found !== undefined && found !== previous) memory.remember(namespace, apiKey, found);
   }
 
+  private endNeighbours(): void {
+    this.neighbours?.end(this.sender.pace.ratePerSecond);
+  }
+
   /** Closes everything, puts the output in place if the run completed, and fills in the summary. */
   private async finish(progress: { stop(): void }): Promise<void> {
     const { input, store, outputLock } = this.opened;
@@ -374,6 +394,7 @@ class BulkRun {
     // The store's budget refused: nothing more was sent (the sender itself did not stop).
     if (summary.storeRefused) summary.stopped ??= 'budget';
     summary.storeError = this.shared?.failure;
+    this.endNeighbours();
     this.rememberPace();
     summary.outputError = output.error ? describeError(output.error) : undefined;
     // Of a complete run only: an incomplete one writes no output for it to describe.

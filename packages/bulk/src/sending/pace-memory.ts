@@ -16,10 +16,10 @@
 // not a regular file, too big, not ours) is no memory, and one that cannot be written is left as it
 // was.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { closeSync, fstatSync, mkdirSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, linkSync, mkdirSync, readSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { RememberedPace } from '@enrich/core';
-import { openRegularFile } from '../run/file-guard.js';
+import { openRegularFile, removeQuietly } from '../run/file-guard.js';
 
 /**
  * Entries older than this are ignored. Not the answers' maximum age (forget/retention.ts), though
@@ -70,15 +70,40 @@ export class PaceMemory {
       .slice(0, MAX_ENTRIES - 1);
     const paces: Record<string, Entry> = Object.fromEntries(kept);
     paces[entryKey(salt, service, apiKey)] = { ...pace, at: new Date(this.clock()).toISOString() };
-    const file: PaceFile = { version: VERSION, salt, paces };
+    this.write({ version: VERSION, salt, paces });
+  }
+
+  /**
+   * The name runs against this service with this key share (pace-neighbours.ts): the hash of the
+   * key with this file's salt, the file written with a salt first if it has none.
+   */
+  group(service: string, apiKey: string): string {
+    let file = this.read();
+    if (!file) {
+      file = { version: VERSION, salt: randomBytes(16).toString('hex'), paces: {} };
+      // Linked into place only if there is still no file: of two runs starting at once with none,
+      // both then use the salt of the one that linked first.
+      this.write(file, 'link');
+      file = this.read() ?? file;
+    }
+    return createHash('sha256')
+      .update(entryKey(file.salt, service, apiKey))
+      .digest('hex')
+      .slice(0, 32);
+  }
+
+  /** Written whole under a private name, then renamed over the file (or linked, only where there is none). */
+  private write(file: PaceFile, how: 'rename' | 'link' = 'rename'): void {
     const temp = `${this.path}.${randomUUID().slice(0, 8)}.tmp`;
     try {
       mkdirSync(dirname(this.path), { recursive: true });
       writeFileSync(temp, `${JSON.stringify(file, null, 1)}\n`, { flag: 'wx', mode: 0o600 });
-      renameSync(temp, this.path);
+      if (how === 'rename') renameSync(temp, this.path);
+      else linkSync(temp, this.path);
     } catch {
       // A hint that could not be kept: the run it describes is done, and the next one climbs.
-      rmSync(temp, { force: true });
+    } finally {
+      removeQuietly(temp);
     }
   }
 

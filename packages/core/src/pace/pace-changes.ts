@@ -6,6 +6,7 @@ export type PaceChange =
   | 'remembered'
   | 'fixed'
   | 'faster'
+  | 'neighbour-ended'
   | 'capped'
   | 'slower-throttled'
   | 'slower-queueing'
@@ -17,6 +18,7 @@ export const PACE_CHANGES: Readonly<Record<PaceChange, string>> = {
   remembered: 'starting from the pace of the last run against this service',
   fixed: 'a fixed number at a time, as set',
   faster: 'faster: answers keep coming in the same time',
+  'neighbour-ended': 'faster: another run on this service and key ended, and its pace was taken up',
   capped: 'held at the maximum rate you set',
   'slower-throttled': 'slower: the service answered 429',
   'slower-queueing': 'slower: answers are taking longer (the service is queueing)',

@@ -236,6 +236,26 @@ export class Pace {
     return false;
   }
 
+  /**
+   * Another run on this service and key ended while sending `ratePerSecond` (this run's share of it:
+   * bulk's pace-neighbours.ts): what the service let it through is free now, and taken up at once.
+   * Only by a run paced by a rate (a 429 showed one): without one, the service's rate was not what
+   * held either run. The new rate is CUBIC's W_max with nothing to climb back (as a remembered
+   * pace): a 429 cuts it as any other, if the share was more than the service lets through.
+   */
+  neighbourEnded(ratePerSecond: number, now: number): void {
+    const s = this.state;
+    if (this.fixed !== undefined || s.rate === undefined || !(ratePerSecond > 0)) return;
+    const rate = s.rate + ratePerSecond;
+    // As many more in flight: at the same latency, the faster rate needs them.
+    s.limit = Math.min(this.maxConcurrency, (s.limit * rate) / s.rate);
+    s.rate = rate;
+    s.rateMax = rate;
+    s.climbSeconds = 0;
+    s.cutAt = now;
+    this.changed('neighbour-ended', now);
+  }
+
   reading(now: number): PaceReading {
     return {
       concurrency: this.concurrency,

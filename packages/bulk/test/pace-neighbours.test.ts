@@ -1,0 +1,166 @@
+// Runs on one machine against one service and key hear each other end (pace-neighbours.ts): the
+// files on a hand-set clock, then two real runs on one token bucket of the sandbox.
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { runBulk } from '../src/run/run-bulk.js';
+import { PaceMemory } from '../src/sending/pace-memory.js';
+import { PACE_RUNS_FOLDER, PaceNeighbours } from '../src/sending/pace-neighbours.js';
+import { useSandbox, writeCsv } from './fixtures.js';
+import { phone, sandboxRun } from './sandbox-run.js';
+
+/** Runs sharing one folder and one hand-set clock; what each heard. */
+function neighbourhood(group = 'g1') {
+  const folder = join(mkdtempSync(join(tmpdir(), 'pace-runs-')), PACE_RUNS_FOLDER);
+  const clock = { now: 1_000_000 };
+  const heard = new Map<PaceNeighbours, number[]>();
+  const run = (inGroup = group) => {
+    const shares: number[] = [];
+    const neighbours = new PaceNeighbours(
+      folder,
+      inGroup,
+      () => clock.now,
+      (rate) => shares.push(rate),
+    );
+    heard.set(neighbours, shares);
+    return neighbours;
+  };
+  return { folder, clock, run, heard: (n: PaceNeighbours) => heard.get(n) };
+}
+
+describe('the files runs keep', () => {
+  it('a run that ends gives its rate to the one left; with two left, half each; once', () => {
+    const { run, heard, clock } = neighbourhood();
+    const [a, b, c] = [run(), run(), run()];
+    for (const n of [a, b, c]) n.look();
+    clock.now += 250;
+    a.end(60);
+    b.look();
+    c.look();
+    expect(heard(b)).toEqual([30]);
+    expect(heard(c)).toEqual([30]);
+    clock.now += 250;
+    b.look();
+    c.end(40);
+    b.look();
+    expect(heard(b)).toEqual([30, 40]);
+    b.end(100);
+    expect(heard(a)).toEqual([]);
+  });
+
+  it('not heard: a run that ended before this one began, one of another service or key, one with no rate', () => {
+    const { run, heard, clock } = neighbourhood();
+    const early = run();
+    early.look();
+    early.end(50);
+    const late = run();
+    late.look();
+    const other = run('g2');
+    const unpaced = run();
+    for (const n of [other, unpaced]) n.look();
+    other.end(70);
+    unpaced.end(undefined);
+    clock.now += 250;
+    late.look();
+    expect(heard(late)).toEqual([]);
+  });
+
+  it('a run gone without ending (killed) is not counted among those left, and old files are removed', () => {
+    const { run, heard, clock, folder } = neighbourhood();
+    const [a, b, killed] = [run(), run(), run()];
+    for (const n of [a, b, killed]) n.look();
+    clock.now += 5000;
+    b.look();
+    a.end(60);
+    b.look();
+    // The killed run's file is 5 s old: gone, not sharing.
+    expect(heard(b)).toEqual([60]);
+    clock.now += 11_000;
+    b.look();
+    expect(readdirSync(folder).sort()).toEqual([expect.stringMatching(/^g1\.[0-9a-f-]+\.json$/)]);
+    expect(JSON.parse(readFileSync(join(folder, readdirSync(folder)[0] as string), 'utf8'))).toMatchObject({
+      state: 'running',
+    });
+  });
+
+  it('a file that is not a run (half written, not JSON, another shape) is passed over', () => {
+    const { run, heard, clock, folder } = neighbourhood();
+    const [a, b] = [run(), run()];
+    a.look();
+    b.look();
+    writeFileSync(join(folder, 'g1.x.json'), '{"state":"ended","at":');
+    writeFileSync(
+      join(folder, 'g1.y.json'),
+      JSON.stringify({ state: 'ended', at: clock.now, ratePerSecond: -3 }),
+    );
+    writeFileSync(join(folder, 'g1.z.json'), JSON.stringify({ state: 'gone', at: clock.now }));
+    clock.now += 250;
+    a.end(20);
+    b.look();
+    expect(heard(b)).toEqual([20]);
+  });
+
+  it('a folder that cannot be written is a run without neighbours, and fails nothing', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'pace-runs-')), 'a-file');
+    writeFileSync(file, '');
+    // The cache folder is a file: no pace kept, no group's salt, and no error.
+    const memory = new PaceMemory(join(file, 'pace.json'));
+    memory.remember('sandbox', 'k', { concurrency: 8, baselineMs: 100, climbing: false });
+    expect(memory.group('sandbox', 'k')).toMatch(/^[0-9a-f]{32}$/);
+    const n = new PaceNeighbours(
+      join(file, PACE_RUNS_FOLDER),
+      'g1',
+      () => 0,
+      () => {
+        throw new Error('heard something');
+      },
+    );
+    n.look();
+    n.end(10);
+  });
+
+  it('runs against one service and key share a group name; another key another; the key is not in it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pace-runs-'));
+    const one = new PaceMemory(join(dir, 'pace.json'));
+    const two = new PaceMemory(join(dir, 'pace.json'));
+    const group = one.group('sandbox', 'key-one-secret');
+    expect(two.group('sandbox', 'key-one-secret')).toBe(group);
+    expect(one.group('sandbox', 'key-two-secret')).not.toBe(group);
+    expect(one.group('https://api.example', 'key-one-secret')).not.toBe(group);
+    expect(group).not.toContain('secret');
+    expect(readFileSync(join(dir, 'pace.json'), 'utf8')).not.toContain('secret');
+  });
+});
+
+describe('two runs on one token bucket, one cache folder', () => {
+  const at = useSandbox();
+  vi.setConfig({ testTimeout: 90_000 });
+
+  it('the run left takes up the rate of the one that ended, and says so', async () => {
+    const { dir, server } = at;
+    server.sandbox.configure({ rate: 50, latencyMs: 200 });
+    const pacePath = join(dir, 'cache', 'pace.json');
+    const run = (name: string, from: number, rows: number, trace: { change: string; rate?: number }[]) => {
+      const inPath = join(dir, `${name}.csv`);
+      writeCsv(inPath, [['phone'], ...Array.from({ length: rows }, (_, i) => [phone(from + i)])]);
+      const options = sandboxRun(server, { inPath, outPath: join(dir, `${name}.out.csv`) }, { pacePath });
+      return runBulk({
+        ...options,
+        cachePath: join(dir, `${name}.cache`),
+        concurrency: 'auto',
+        progressEveryMs: 50,
+        onProgress: (p) => trace.push({ change: p.pace.change, rate: p.pace.ratePerSecond }),
+      });
+    };
+    const short: { change: string; rate?: number }[] = [];
+    const long: { change: string; rate?: number }[] = [];
+    const [first, second] = await Promise.all([run('short', 0, 120, short), run('long', 10_000, 400, long)]);
+    expect(first.completed && second.completed).toBe(true);
+    const taken = long.findIndex((p) => p.change === 'neighbour-ended');
+    expect(taken).toBeGreaterThan(0);
+    // At once: faster than just before by what the other was sending (its share of about 50/s).
+    expect(long[taken]?.rate ?? 0).toBeGreaterThan(1.3 * (long[taken - 1]?.rate ?? Number.POSITIVE_INFINITY));
+    expect(short.some((p) => p.change === 'neighbour-ended')).toBe(false);
+  });
+});
