@@ -28,7 +28,26 @@ export interface CacheEntry {
 export class CacheStore {
   readonly entries = new Map<string, CacheEntry>();
   evictions = 0;
+  /**
+   * A failure of the service itself, as a test injects it: after `skip` more calls of `method` on
+   * this cache, the next one throws `message` and does nothing, once. (Apps Script's services fail
+   * now and then with errors such as "Unexpected error while getting the method or property putAll
+   * on object CacheService.Cache.", community reports.)
+   */
+  fault: { method: string; skip: number; message: string } | null = null;
   constructor(readonly name: string) {}
+
+  /** The injected failure of this call of `method`, if it is the one (see `fault`). */
+  takeFault(method: string): string | undefined {
+    const fault = this.fault;
+    if (fault === null || fault.method !== method) return undefined;
+    if (fault.skip > 0) {
+      fault.skip--;
+      return undefined;
+    }
+    this.fault = null;
+    return fault.message;
+  }
 
   /**
    * Expiry is "only a suggestion": the cache may drop any item before it expires. Drops each item
@@ -236,14 +255,20 @@ export function createCacheService(exec: Execution, host: CacheHost) {
         for (const [k, v] of kept) store.entries.set(k, v);
       }
     };
+    // Each call takes its time, then may fail as the service does (CacheStore.fault).
+    const enter = (method: string) => {
+      exec.enter(SERVICE_COSTS.cache);
+      const failure = store.takeFault(method);
+      if (failure !== undefined) throw realm.error(failure);
+    };
     return {
       get: (key: string) => {
-        exec.enter(SERVICE_COSTS.cache);
+        enter('get');
         checkKey(key);
         return live(key);
       },
       getAll: (keys: string[]) => {
-        exec.enter(SERVICE_COSTS.cache);
+        enter('getAll');
         const out: Record<string, string> = {};
         for (const key of keys) {
           checkKey(key);
@@ -253,19 +278,19 @@ export function createCacheService(exec: Execution, host: CacheHost) {
         return realm.importValue(out);
       },
       put: (key: string, value: unknown, ttl?: number) => {
-        exec.enter(SERVICE_COSTS.cache);
+        enter('put');
         put([[key, value]], ttl);
       },
       putAll: (values: Record<string, unknown>, ttl?: number) => {
-        exec.enter(SERVICE_COSTS.cache);
+        enter('putAll');
         put(Object.entries(values), ttl);
       },
       remove: (key: string) => {
-        exec.enter(SERVICE_COSTS.cache);
+        enter('remove');
         store.entries.delete(key);
       },
       removeAll: (keys: string[]) => {
-        exec.enter(SERVICE_COSTS.cache);
+        enter('removeAll');
         for (const key of keys) store.entries.delete(key);
       },
     };
