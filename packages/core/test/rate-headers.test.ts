@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readRateLimit } from '../src/index.js';
+import { HeaderBudget } from '../src/pace/rate-headers.js';
 
 const NOW = Date.UTC(2026, 10, 27, 12, 0, 0);
 
@@ -45,5 +46,31 @@ describe('readRateLimit: what a gateway says of its count', () => {
       { ratelimit: 'nonsense' },
     ])
       expect(readRateLimit(headers, NOW), JSON.stringify(headers)).toBeUndefined();
+  });
+});
+
+describe('HeaderBudget: what is left of the count', () => {
+  const hint = (remaining: number, sentAt: number) => ({
+    remaining,
+    sentAt,
+    resetAt: NOW + 2000,
+    earliestResetAt: NOW + 1000,
+  });
+
+  it('once every request is back, what the service last said, even when they reached it out of order', () => {
+    // Three left. A leaves, then B; the service counts B first, then A. A's answer comes first: "1
+    // left", with B still on its way, so 0 by the estimate; then B's: "2 left" (counted earlier).
+    const budget = new HeaderBudget();
+    budget.sent(NOW, 1);
+    budget.sent(NOW + 1, 1);
+    budget.update(hint(1, NOW));
+    budget.ended(NOW);
+    budget.update(hint(2, NOW + 1));
+    expect(budget.blockedUntil(NOW + 100)).toBe(NOW + 2000);
+    // B back, nothing in flight: one is left, as the service said last.
+    budget.ended(NOW + 1);
+    expect(budget.blockedUntil(NOW + 101)).toBeUndefined();
+    budget.sent(NOW + 102, 1);
+    expect(budget.blockedUntil(NOW + 103)).toBe(NOW + 2000);
   });
 });

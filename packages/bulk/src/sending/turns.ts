@@ -12,7 +12,7 @@ interface TurnClock {
 
 export class Turns {
   /** Attempts waiting for their turn to go on the wire, in order, and the loop that lets them go. */
-  private readonly waiting: (() => void)[] = [];
+  private readonly waiting: ((sentAt: number) => void)[] = [];
   private running = false;
   /** Wakes the turn loop early: an attempt ended (a place may be free), or the run stopped. */
   private nudgeLoop: (() => void) | undefined;
@@ -26,15 +26,18 @@ export class Turns {
 
   // An attempt's turn: at once when nothing waits and the pace allows (the common case, and the only
   // one with a fixed number and no rate), else in order behind the others. The pace is told at the
-  // moment the turn is given, so that the next one is judged with this one counted.
+  // moment the turn is given, so that the next one is judged with this one counted; the time it was
+  // told is the attempt's send time, given back, so that the pace hears of its end under the same
+  // time (rate-headers.ts matches the requests in flight by it).
   // A retry goes before requests not yet sent: finishing what was started first, as TCP resends
   // before it sends anything new (and a run whose allowance is gone finds it out in a few attempts).
-  wait(retry: boolean): Promise<void> {
-    if (this.waiting.length === 0 && this.mayGoAt(this.clock.now()) === 0) {
-      this.pace.sent(this.clock.now());
-      return Promise.resolve();
+  wait(retry: boolean): Promise<number> {
+    const now = this.clock.now();
+    if (this.waiting.length === 0 && this.mayGoAt(now) === 0) {
+      this.pace.sent(now);
+      return Promise.resolve(now);
     }
-    return new Promise<void>((resolve) => {
+    return new Promise<number>((resolve) => {
       if (retry) this.waiting.unshift(resolve);
       else this.waiting.push(resolve);
       void this.give();
@@ -70,7 +73,7 @@ export class Turns {
     try {
       while (this.waiting.length > 0) {
         if (this.stopped) {
-          for (const go of this.waiting.splice(0)) go();
+          for (const go of this.waiting.splice(0)) go(this.clock.now());
           break;
         }
         const now = this.clock.now();
@@ -78,7 +81,7 @@ export class Turns {
         if (wait > 0) await this.loopWait(wait);
         else {
           this.pace.sent(now);
-          this.waiting.shift()?.();
+          this.waiting.shift()?.(now);
         }
       }
     } finally {

@@ -101,6 +101,8 @@ export class HeaderBudget {
   private remaining = 0;
   private earliest = Number.NEGATIVE_INFINITY;
   private latest = Number.NEGATIVE_INFINITY;
+  /** The lowest count an answer of this window said, as the service counted it. */
+  private said = Number.POSITIVE_INFINITY;
   /** When each request still in flight was sent, oldest first. */
   private readonly inFlight: number[] = [];
 
@@ -114,11 +116,13 @@ export class HeaderBudget {
       this.earliest = hint.earliestResetAt;
       this.latest = hint.resetAt;
       this.remaining = remaining;
+      this.said = hint.remaining;
     } else if (hint.resetAt > this.earliest) {
       // The same window: its reset narrowed, its count the lowest said.
       this.earliest = Math.max(this.earliest, hint.earliestResetAt);
       this.latest = Math.min(this.latest, hint.resetAt);
       this.remaining = Math.min(this.remaining, remaining);
+      this.said = Math.min(this.said, hint.remaining);
     }
     // Else its reset ends before this window's can: a late answer of an earlier window.
   }
@@ -135,6 +139,11 @@ export class HeaderBudget {
   ended(sentAt: number): void {
     const at = this.inFlight.indexOf(sentAt);
     if (at >= 0) this.inFlight.splice(at, 1);
+    // Every request back: what is left is exactly what the service last said. Until then it is an
+    // estimate (the answers' counts less what is still on its way), and requests that reach the
+    // service in another order than they left can make it one or two short: left so, the last
+    // requests of a window would wait for the next one (at the end of a short run, a window more).
+    if (this.inFlight.length === 0 && Number.isFinite(this.said)) this.remaining = this.said;
   }
 
   private sentAfter(sentAt: number): number {
