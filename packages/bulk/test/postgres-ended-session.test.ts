@@ -42,4 +42,27 @@ describe('a session the server ends mid-transaction', () => {
       await pool.end();
     }
   });
+
+  it('an error the moment the connection leaves the pool (ended in the same packet as the answer before) is heard', async () => {
+    const pool = new pg.Pool({ connectionString: at.cluster.url, max: 1 });
+    pool.on('error', () => {});
+    // As the connection is handed over, its session "ends": the event comes before the code that
+    // asked for the connection resumes (what a restart's FATAL read with the last answer does).
+    pool.on('acquire', (client) => {
+      process.nextTick(() =>
+        client.emit('error', new Error('terminating connection due to administrator command')),
+      );
+    });
+    const unheard: unknown[] = [];
+    const onUncaught = (error: unknown) => unheard.push(error);
+    process.on('uncaughtException', onUncaught);
+    try {
+      await inTransaction(pool, async (client) => (await client.query('SELECT 1 AS one')).rows);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unheard).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      await pool.end();
+    }
+  });
 });

@@ -16,8 +16,7 @@ export async function inTransaction<T>(
   work: (client: pg.PoolClient) => Promise<T>,
   begin = '',
 ): Promise<T> {
-  const client = await pool.connect();
-  client.on('error', ignore);
+  const client = await connected(pool);
   let failure: Error | undefined;
   try {
     await client.query(begin === '' ? 'BEGIN' : `BEGIN; ${begin}`);
@@ -32,4 +31,24 @@ export async function inTransaction<T>(
     client.off('error', ignore);
     client.release(failure);
   }
+}
+
+/**
+ * A connection out of the pool, listened to from the moment it is handed over. With `await
+ * pool.connect()` it went unheard until the caller's code resumed, a moment later: a session the
+ * server ended in the same packet as the answer before (a restart ends every session) emitted its
+ * `error` in that moment, and the process ended (CI saw it in the outage test). The callback form
+ * is called as the connection leaves the pool, so the listener is there before any other event.
+ */
+function connected(pool: pg.Pool): Promise<pg.PoolClient> {
+  return new Promise((resolve, reject) => {
+    pool.connect((error, client) => {
+      if (error || client === undefined) {
+        reject(error ?? new Error('the pool gave no connection'));
+        return;
+      }
+      client.on('error', ignore);
+      resolve(client);
+    });
+  });
 }
