@@ -86,8 +86,11 @@ describe('dist/Code.js', () => {
     // next test): 129 KiB, the budget still there to stop a dependency. 132,069 after doChunk became
     // named steps (chunk-rows.ts; issue 42: 0.5 KB of function boundaries). 133,147 after core's
     // pace probed for a fixed window's reset (issue 36: window-reset.ts, 1.1 KB): 131 KiB, for a
-    // controller the sidebar needs, the budget still there to stop a dependency.
-    expect(Buffer.byteLength(code)).toBeLessThan(131 * 1024);
+    // controller the sidebar needs, the budget still there to stop a dependency. 134,379 after
+    // runs side by side take up the pace of one that ended (issue 36: Pace.neighbourEnded, used by
+    // the bulk engine only, yet a class's methods are bundled whole) and the rate headers' count is
+    // read exactly once nothing is in flight: 0.5 KB together, 132 KiB.
+    expect(Buffer.byteLength(code)).toBeLessThan(132 * 1024);
     for (const absent of [
       'setTimeout(',
       'fetch(',
