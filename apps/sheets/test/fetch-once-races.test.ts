@@ -111,15 +111,14 @@ test('30 formulas queued 19 s behind the lock claim in time: they take the round
   expect(rt.errors).toEqual([]);
 });
 
-test('behind a lock held 26 s, with a slow service and only an old round time to go by, formulas say "too busy" in time', () => {
-  // A round time put 11 minutes ago (300 ms) is no guide any more: the service now takes 8 s a
-  // request. Assuming an untimed round, the formulas give up waiting at 19.6 s, before the holder
-  // lets go; had they waited for it, they would have started an 8 s round at 26 s that the platform
-  // stops at 30 s, paid for and thrown away.
-  const rt = newRuntime({ latencyMs: 300 });
-  rt.customFunction(rt.owner, 'PHONELOOKUP', phone(99), 'FName');
-  expect(rt.documentCache.entries.get('pace:round')?.value).toMatch(/^\[300,/);
-  rt.clock.advance(11 * 60_000);
+/**
+ * Ten formulas queued behind a lock held 26 s while the service takes 8 s a request, with only the
+ * round time the test left in the cache to go by: each must say "too busy" in time. Assuming an
+ * untimed round, they give up waiting at 19.6 s, before the holder lets go; had they taken a quick
+ * round time from it, they would have waited, started an 8 s round at 26 s that the platform stops
+ * at 30 s, paid for and thrown away.
+ */
+function tooBusyInTime(rt: Runtime, bought: number): void {
   rt.extraLatencyMs = 7_700;
   const t0 = rt.clock.now();
   const phones = Array.from({ length: 10 }, (_, i) => phone(i));
@@ -127,15 +126,33 @@ test('behind a lock held 26 s, with a slow service and only an old round time to
     rt.runConcurrently([holder(rt, [[0, 26_000]]), ...phones.map((p) => single(rt, p, 100))]),
   );
   expect(results.slice(1).map(cellOf)).toEqual(phones.map(() => TOO_BUSY));
-  expect(rt.sandbox.transactions()).toBe(1);
+  expect(rt.sandbox.transactions()).toBe(bought);
   const queued = formulaRuns(rt).filter((e) => e.started >= t0);
   expect(queued).toHaveLength(10);
   for (const e of queued) expect(e.ended - t0).toBeLessThan(26_000);
   expect(rt.errors).toEqual([]);
   // With the lock free again, a recalculation buys each once.
   expect(values(rt.runConcurrently(phones.map((p) => single(rt, p)))).map(cellOf)).toEqual(phones.map(fname));
-  expect(rt.sandbox.transactions()).toBe(phones.length + 1);
+  expect(rt.sandbox.transactions()).toBe(phones.length + bought);
   for (const e of formulaRuns(rt)) expect(e.ended - e.started).toBeLessThan(30_000);
+}
+
+test('behind a lock held 26 s, with a slow service and only an old round time to go by, formulas say "too busy" in time', () => {
+  // A round time put 11 minutes ago (300 ms) is no guide any more: the service now takes 8 s.
+  const rt = newRuntime({ latencyMs: 300 });
+  rt.customFunction(rt.owner, 'PHONELOOKUP', phone(99), 'FName');
+  expect(rt.documentCache.entries.get('pace:round')?.value).toMatch(/^\[300,/);
+  rt.clock.advance(11 * 60_000);
+  tooBusyInTime(rt, 1);
+});
+
+test("a round time in a form this version never writes (another version's, damaged) is not taken either", () => {
+  for (const form of [(now: number) => ['300', now], (now: number) => [300, String(now)]]) {
+    const rt = newRuntime({ latencyMs: 300 });
+    const now = rt.clock.now();
+    rt.documentCache.entries.set('pace:round', { value: JSON.stringify(form(now)), expires: now + 600_000 });
+    tooBusyInTime(rt, 0);
+  }
 });
 
 test('where LockService refuses the lock outright, formulas say "too busy" at once instead of asking again', () => {
