@@ -37,6 +37,7 @@ import {
   readCachedOutcomes,
 } from '../answers/document-cache.js';
 import { underDocumentLock } from '../document-lock.js';
+import { logText } from '../key/scrub.js';
 import { type ExecutionTime, UNTIMED_ROUND_MS } from '../execution-time.js';
 import { type Job, MAX_PARALLEL, type RoundAnswer, sendAll } from '../send.js';
 import { markKeys, marksFrom, readMarks } from './in-flight.js';
@@ -173,7 +174,19 @@ export function fetchOnce(
       for (const id of done) marked.delete(id);
     };
     // Without the lock the answers are saved all the same, at once, without it.
-    if (!underDocumentLock(time.lockWaitMs(LOCK_WAIT_MS), save)) cacheAnswers(cache, answers, 0);
+    try {
+      if (!underDocumentLock(time.lockWaitMs(LOCK_WAIT_MS), save)) cacheAnswers(cache, answers, 0);
+    } catch (error) {
+      // The round is paid for: a cache that fails now (a quota, a service error) must not take its
+      // answers with it. They are kept once more, and whatever the cache does, this execution
+      // returns them (they are in sendAll's report); unkept, a recalculation may buy them again.
+      try {
+        cacheAnswers(cache, answers, 0);
+      } catch {
+        // Shown in the cells, not kept.
+      }
+      console.warn(logText(`Could not keep a round's answers: ${(error as Error).message}`));
+    }
   };
 
   /**
