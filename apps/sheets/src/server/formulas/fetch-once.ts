@@ -37,8 +37,8 @@ import {
   readCachedOutcomes,
 } from '../answers/document-cache.js';
 import { underDocumentLock } from '../document-lock.js';
-import { logText } from '../key/scrub.js';
 import { type ExecutionTime, UNTIMED_ROUND_MS } from '../execution-time.js';
+import { logText } from '../key/scrub.js';
 import { type Job, MAX_PARALLEL, type RoundAnswer, sendAll } from '../send.js';
 import { markKeys, marksFrom, readMarks } from './in-flight.js';
 
