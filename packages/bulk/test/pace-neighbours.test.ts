@@ -1,6 +1,6 @@
 // Runs on one machine against one service and key hear each other end (pace-neighbours.ts): the
 // files on a hand-set clock, then two real runs on one token bucket of the sandbox.
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -166,5 +166,20 @@ describe('two runs on one token bucket, one cache folder', () => {
     const jump = (long[taken]?.rate ?? 0) - (long[taken - 1]?.rate ?? Number.POSITIVE_INFINITY);
     expect(jump).toBeGreaterThan(0.5 * freed);
     expect(short.some((p) => p.change === 'neighbour-ended')).toBe(false);
+  });
+
+  it('a fixed number neither hears nor is heard, and writes nothing beside the remembered pace', async () => {
+    const { dir, server } = at;
+    const folder = join(dir, 'fixed-cache');
+    const inPath = join(dir, 'fixed.csv');
+    writeCsv(inPath, [['phone'], ...Array.from({ length: 20 }, (_, i) => [phone(20_000 + i)])]);
+    const options = sandboxRun(
+      server,
+      { inPath, outPath: join(dir, 'fixed.out.csv') },
+      { pacePath: join(folder, 'pace.json') },
+    );
+    const summary = await runBulk({ ...options, concurrency: 4 });
+    expect(summary.completed).toBe(true);
+    expect(existsSync(folder)).toBe(false);
   });
 });

@@ -135,15 +135,17 @@ class BulkRun {
             : undefined,
       }),
     );
+    // Only a pace found from the answers is shared: a fixed number, like the remembered pace,
+    // neither reads nor writes anything here.
+    const memory = this.sender.pace.isFixed ? undefined : this.paceMemory;
     this.neighbours =
-      options.pacePath === undefined || !this.paceMemory
-        ? undefined
-        : new PaceNeighbours(
-            join(dirname(options.pacePath), PACE_RUNS_FOLDER),
-            this.paceMemory.group(namespace, settings.apiKey),
-            wiring.now,
-            (rate, now) => this.sender.pace.neighbourEnded(rate, now),
-          );
+      memory &&
+      new PaceNeighbours(
+        join(dirname(memory.path), PACE_RUNS_FOLDER),
+        memory.group(namespace, settings.apiKey),
+        wiring.now,
+        (rate, now) => this.sender.pace.neighbourEnded(rate, now),
+      );
     this.summary = runSummary(options, input, store);
     this.output = new OutputFile(options.outPath, opened.format, options.scrub ?? ((text) => text), {
       allExtras: options.allExtras !== false,
