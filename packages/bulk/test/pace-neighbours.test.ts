@@ -174,15 +174,16 @@ describe('two runs on one token bucket, one cache folder', () => {
     // The short run ends first, at the rate the bucket's 429s gave it; the long one hears it once,
     // takes up all of it (no third run to share with) and says so; then it ends. The short one,
     // ended, hears nothing.
+    const story = JSON.stringify(events);
     const [shortEnd, taken, longEnd, ...more] = events;
     const freed = shortEnd && 'ended' in shortEnd ? shortEnd.ended : undefined;
-    expect(freed, 'the short run ended at a rate its 429s gave it').toBeGreaterThan(0);
-    expect(taken).toMatchObject({ says: 'neighbour-ended' });
+    expect(freed, `the short run ended at a rate its 429s gave it: ${story}`).toBeGreaterThan(0);
+    expect(taken, story).toMatchObject({ says: 'neighbour-ended' });
     const { before = 0, after = 0 } = taken && 'says' in taken ? taken : {};
-    expect(before, 'the long run had a rate of its own').toBeGreaterThan(0);
-    expect(after - before).toBeCloseTo(freed ?? 0, 6);
-    expect(longEnd).toMatchObject({ ended: expect.any(Number) });
-    expect(more).toEqual([]);
+    expect(before, `the long run had a rate of its own: ${story}`).toBeGreaterThan(0);
+    expect(after - before, story).toBeCloseTo(freed ?? 0, 6);
+    expect(longEnd, story).toMatchObject({ ended: expect.any(Number) });
+    expect(more, story).toEqual([]);
   });
 
   it('a fixed number neither hears nor is heard, and writes nothing beside the remembered pace', async () => {

@@ -16,6 +16,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { ByteBatch } from '../run/byte-batch.js';
 import { isRunning } from '../store/file-lock.js';
 
 const CHUNK = 1 << 20;
@@ -24,8 +25,7 @@ const ASIDE = /\.aside-(\d+)-[0-9a-f]{8}\.tmp$/;
 export class AsideFile {
   readonly temp: string;
   private readonly fd: number;
-  private buffer = Buffer.allocUnsafe(CHUNK);
-  private used = 0;
+  private readonly batch: ByteBatch;
   private done = false;
   private closed = false;
 
@@ -33,27 +33,16 @@ export class AsideFile {
   constructor(readonly path: string) {
     this.temp = `${path}.aside-${process.pid}-${randomUUID().slice(0, 8)}.tmp`;
     this.fd = openSync(this.temp, 'wx', 0o600);
+    this.batch = new ByteBatch(CHUNK, (bytes) => writeAllSync(this.fd, bytes));
   }
 
   /** Appends bytes as they are (a line copied from the old file). */
   writeBytes(bytes: Buffer): void {
-    if (this.used + bytes.length > this.buffer.length) this.flush();
-    if (bytes.length > this.buffer.length) {
-      writeAllSync(this.fd, bytes);
-      return;
-    }
-    bytes.copy(this.buffer, this.used);
-    this.used += bytes.length;
+    this.batch.bytes(bytes);
   }
 
   write(text: string): void {
-    const bytes = Buffer.byteLength(text);
-    if (this.used + bytes > this.buffer.length) this.flush();
-    if (bytes > this.buffer.length) {
-      writeAllSync(this.fd, Buffer.from(text));
-      return;
-    }
-    this.used += this.buffer.write(text, this.used);
+    this.batch.text(text);
   }
 
   /**
@@ -61,7 +50,7 @@ export class AsideFile {
    * between the two (a kill test stops a writer there).
    */
   commit(beforeRename?: () => void): void {
-    this.flush();
+    this.batch.flush();
     fdatasyncSync(this.fd);
     closeSync(this.fd);
     this.closed = true;
@@ -81,13 +70,6 @@ export class AsideFile {
     } catch {
       // Already gone.
     }
-  }
-
-  private flush(): void {
-    if (this.used === 0) return;
-    writeAllSync(this.fd, this.buffer.subarray(0, this.used));
-    this.buffer = Buffer.allocUnsafe(CHUNK);
-    this.used = 0;
   }
 }
 

@@ -1,7 +1,8 @@
 // The output of a run, written to <out>.partial row by row in file order and renamed over <out>
 // only when every row is in it. The output's format (csv-format.ts, jsonl-format.ts,
-// xlsx-format.ts) renders the rows as text; here they are handed to the file in batches of about
-// 64 KB (one write call per row would cost more CPU than the rest of the row's work). The key
+// xlsx-format.ts) renders the rows as text; here they are encoded into batches of 64 KB for the
+// file (byte-batch.ts; one write call per row would cost more CPU than the rest of the row's work).
+// A result's part is encoded once too, and its bytes copied into each row that shares it. The key
 // scrubber runs over each piece as it is rendered: a row's input fields, and a result's part, which
 // is rendered (and scrubbed) once and reused by every row that shares the result (a file repeats
 // its requests: that is what dedup is for). Scrubbing whole batches instead scanned every byte of
@@ -19,11 +20,12 @@ import {
 } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import type { RowFormat } from '../formats/row-format.js';
+import { ByteBatch } from './byte-batch.js';
 import { ExtraColumns } from './extra-columns.js';
 import type { RowResult } from './row-result.js';
 
-const BATCH_CHARS = 64 * 1024;
-const SYNC_EVERY_CHARS = 16 * 1024 * 1024;
+const BATCH_BYTES = 64 * 1024;
+const SYNC_EVERY_BYTES = 16 * 1024 * 1024;
 
 export class OutputFile {
   readonly tempPath: string;
@@ -31,13 +33,11 @@ export class OutputFile {
   error: Error | undefined;
   private readonly file: WriteStream;
   private readonly extras: ExtraColumns | undefined;
-  private batch = '';
+  private readonly batch = new ByteBatch(BATCH_BYTES, (bytes) => this.put(bytes));
   private rowIndex = 0;
   private readonly rendered = new WeakMap<RowResult, string>();
   private readonly renderedBytes = new WeakMap<RowResult, Buffer>();
   private unsynced = 0;
-  private pieces: Buffer[] = [];
-  private piecesLength = 0;
   private syncing: Promise<void> | undefined;
 
   constructor(
@@ -62,14 +62,13 @@ export class OutputFile {
   }
 
   writeHeader(): void {
-    this.batch += this.scrub(this.format.header());
+    this.batch.text(this.scrub(this.format.header()));
   }
 
   /** One whole line as UTF-8 bytes, rendered (and scrubbed) earlier: a row from the spill. */
   writeBytes(line: Buffer): void {
-    this.pushBytes(line);
+    this.batch.bytes(line);
     this.rowIndex++;
-    if (this.piecesLength >= BATCH_CHARS) this.flush();
   }
 
   /**
@@ -79,23 +78,8 @@ export class OutputFile {
    * was most of the time left after the last answer.
    */
   writeSpilled(fields: Buffer, result: RowResult): void {
-    this.pushBytes(fields);
-    let tail = this.renderedBytes.get(result);
-    if (tail === undefined) {
-      tail = Buffer.from(this.renderResult(result));
-      this.renderedBytes.set(result, tail);
-    }
-    this.pushBytes(tail);
-    if (result.extra) this.extras?.add(this.rowIndex, result.extra, this.scrub);
-    this.rowIndex++;
-    if (this.piecesLength >= BATCH_CHARS) this.flush();
-  }
-
-  private pushBytes(bytes: Buffer): void {
-    // Text and bytes go out in separate writes, in the order they came.
-    if (this.batch !== '') this.flush();
-    this.pieces.push(bytes);
-    this.piecesLength += bytes.length;
+    this.batch.bytes(fields);
+    this.writeResult(result);
   }
 
   /**
@@ -103,12 +87,19 @@ export class OutputFile {
    * and its result's columns.
    */
   writeRow(fields: readonly string[] | string, result: RowResult): void {
-    if (this.pieces.length > 0) this.flush();
-    this.batch += typeof fields === 'string' ? fields : this.renderFields(fields);
-    this.batch += this.renderResult(result);
+    this.batch.text(typeof fields === 'string' ? fields : this.renderFields(fields));
+    this.writeResult(result);
+  }
+
+  private writeResult(result: RowResult): void {
+    let tail = this.renderedBytes.get(result);
+    if (tail === undefined) {
+      tail = Buffer.from(this.renderResult(result));
+      this.renderedBytes.set(result, tail);
+    }
+    this.batch.bytes(tail);
     if (result.extra) this.extras?.add(this.rowIndex, result.extra, this.scrub);
     this.rowIndex++;
-    if (this.batch.length >= BATCH_CHARS) this.flush();
   }
 
   /** A row's own part (its fields fitted to the header, or its original), scrubbed. */
@@ -140,28 +131,16 @@ export class OutputFile {
     return once(this.file, 'drain');
   }
 
-  private flush(): void {
+  private put(chunk: Buffer): void {
+    // After an error nothing more is written; every piece was scrubbed as it was rendered.
     if (this.error) return;
-    // Every piece was scrubbed as it was rendered. At most one of the two holds anything.
-    if (this.pieces.length > 0) {
-      this.put(Buffer.concat(this.pieces, this.piecesLength));
-      this.pieces = [];
-      this.piecesLength = 0;
-    }
-    if (this.batch !== '') {
-      this.put(this.batch);
-      this.batch = '';
-    }
-  }
-
-  private put(chunk: string | Buffer): void {
     this.file.write(chunk);
     this.unsynced += chunk.length;
     // The output is synced before it is renamed into place; syncing as it grows spreads that wait
     // over the run, where it overlaps the reading, instead of adding it at the end.
     // (A WriteStream has its descriptor once open; Node's types do not say so.)
     const fd = (this.file as unknown as { fd: number | null }).fd;
-    if (this.unsynced >= SYNC_EVERY_CHARS && this.syncing === undefined && typeof fd === 'number') {
+    if (this.unsynced >= SYNC_EVERY_BYTES && this.syncing === undefined && typeof fd === 'number') {
       this.unsynced = 0;
       this.syncing = new Promise<void>((resolve) => fdatasync(fd, () => resolve())).then(() => {
         this.syncing = undefined;
@@ -171,7 +150,7 @@ export class OutputFile {
 
   /** Closes the file; waits until it is written (or has failed). */
   async close(): Promise<void> {
-    this.flush();
+    this.batch.flush();
     // Not while a sync of its descriptor runs: the descriptor would be closed under it.
     await this.syncing;
     this.file.end();
