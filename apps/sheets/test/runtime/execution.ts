@@ -92,6 +92,11 @@ export class Execution {
   /** Locks held, released when the execution ends. */
   readonly locks = new Set<string>();
   /**
+   * The cache and lock calls made, in order ("cache.getAll", "lock"): each takes its time on the
+   * platform and holds others up, so a test of the work a formula does counts them.
+   */
+  readonly calls: string[] = [];
+  /**
    * Runs outside any document (a time-driven trigger, if Apps Script gives an add-on's none): no
    * active spreadsheet, and the document's cache, properties and lock are null.
    */

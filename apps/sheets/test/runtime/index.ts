@@ -398,6 +398,7 @@ export class Runtime {
       started: exec.started,
       ended: this.clock.now(),
       error: failure,
+      calls: exec.calls,
     });
     if (failure !== null) {
       this.errors.push(failure);

@@ -19,6 +19,7 @@ export function createLockService(exec: Execution, held: Map<string, Execution>,
     return {
       tryLock: (ms: number) => {
         exec.enter(SERVICE_COSTS.lock);
+        exec.calls.push('lock');
         if (take()) {
           exec.lockWaitStart = null;
           return true;
@@ -35,6 +36,7 @@ export function createLockService(exec: Execution, held: Map<string, Execution>,
       },
       waitLock: (_ms: number) => {
         exec.enter(SERVICE_COSTS.lock);
+        exec.calls.push('lock');
         if (!take())
           throw exec.realm.error('Lock timeout: another process was holding the lock for too long.');
       },

@@ -134,6 +134,7 @@ export function runConcurrently(rt: Runtime, calls: readonly ConcurrentCall[], c
       started: exec.started,
       ended,
       error: failure,
+      calls: exec.calls,
     });
     if (failure !== null) rt.errors.push(failure);
     results[task.index] = failure !== null ? { error: failure } : { value: exportValue(value) };

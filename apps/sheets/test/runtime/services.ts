@@ -258,6 +258,7 @@ export function createCacheService(exec: Execution, host: CacheHost) {
     // Each call takes its time, then may fail as the service does (CacheStore.fault).
     const enter = (method: string) => {
       exec.enter(SERVICE_COSTS.cache);
+      exec.calls.push(`cache.${method}`);
       const failure = store.takeFault(method);
       if (failure !== undefined) throw realm.error(failure);
     };

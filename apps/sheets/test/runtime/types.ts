@@ -23,6 +23,8 @@ export interface ExecutionRecord {
   readonly started: number;
   readonly ended: number;
   readonly error: string | null;
+  /** The cache and lock calls it made, in order (Execution.calls). */
+  readonly calls: readonly string[];
 }
 
 /** The script failed as Apps Script would report it (the message a cell or the sidebar shows). */
