@@ -143,8 +143,11 @@ export async function pacingBench(dir: string, log: (text: string) => void): Pro
   const results: FamilyResult[] = [];
   // BENCH_PACING=800 runs the families whose name holds "800" only.
   const only = process.env.BENCH_PACING;
+  // BENCH_PACING_WORK=30 gives every family 30 s of work (issue 22 measured its services so).
+  const work = Number(process.env.BENCH_PACING_WORK ?? '');
+  const families = FAMILIES.map((f) => (work > 0 ? { ...f, workSeconds: work } : f));
   let index = 0;
-  for (const family of FAMILIES.filter((f) => only === undefined || f.name.includes(only))) {
+  for (const family of families.filter((f) => only === undefined || f.name.includes(only))) {
     const rows = Math.round(family.perSecond * family.workSeconds);
     // With two processes, each takes half (the last one what is left).
     const share = Math.floor(rows / family.processes);
