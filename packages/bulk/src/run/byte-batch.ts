@@ -1,8 +1,8 @@
 // Text and bytes gathered into one buffer and handed on whole when it is full: one write call per
-// batch instead of one per line. Text is encoded as it comes, straight into the buffer. Gathering
-// text into a long string and encoding that at each flush instead cost a cached rerun of a
-// 1,000,000-row file over a second (V8 flattens the string of many pieces, then encodes all of it,
-// bytes already encoded once included: the CLI's bench/README.md).
+// batch instead of one per line. Text is encoded as it comes, straight into the buffer; bytes are
+// copied in. Before, a batch was a string of a few hundred pieces, flattened and encoded whole at
+// each flush, and a part shared by many rows (a result's columns) was encoded again in each: over a
+// second of a cached rerun of 1,000,000 rows (the CLI's bench/README.md).
 export class ByteBatch {
   private buffer: Buffer;
   private used = 0;
