@@ -146,3 +146,25 @@ test('behind another action holding the lock 5 s: the claim asks in slices of 2 
   const refused = [...waited, 'cache.get'];
   expect(calls[1]).toEqual([...LOOK, ...refused, ...refused, ...waited, ...CLAIM.slice(1), ...SAVE]);
 });
+
+test('the cache failing at the save after a round: the answers kept once more without the lock, and the log says so', () => {
+  const rt = newRuntime({ latencyMs: 100 });
+  const phones = [phone(21), phone(22)];
+  // The claim's putAll goes through; the save's, the next, fails once.
+  const message =
+    'Unexpected error while getting the method or property putAll on object CacheService.Cache.';
+  rt.documentCache.fault = { method: 'putAll', skip: 1, message };
+  const { cells, calls } = run(rt, [range(rt, phones)]);
+  expect(cells).toEqual([phones.map(fname)]);
+  // The save fails at its put; the answers are kept once more (under the lock if it is free at once:
+  // a read and a put); the marks, still standing, are removed at the end of the purchase.
+  const keptAgain = ['lock', 'cache.getAll', 'cache.putAll'];
+  const unmarked = ['lock', 'cache.getAll', 'cache.removeAll'];
+  expect(calls).toEqual([[...LOOK, ...CLAIM, ...SAVE.slice(0, 3), ...keptAgain, ...unmarked]]);
+  expect(rt.logs.filter((l) => l.includes("Could not keep a round's answers"))).toEqual([
+    expect.stringContaining(message),
+  ]);
+  expect(rt.logs.join('\n')).not.toContain(phones[0]);
+  expect(run(rt, [range(rt, phones)]).calls).toEqual([['cache.getAll']]);
+  expect(rt.sandbox.transactions()).toBe(2);
+});
