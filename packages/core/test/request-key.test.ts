@@ -27,4 +27,10 @@ describe('requestOfKey', () => {
       expect(requestOfKey(key)).toBeUndefined();
     }
   });
+
+  it('reads only the [name, text] pairs of a key: anything else in it is not an input', () => {
+    const back = requestOfKey('phone-lookup:[["Phone",1],[2,"x"],"Zy",["Email"],["Phone","5550102030"]]');
+    expect(back?.op.id).toBe('phone-lookup');
+    expect(back?.input).toStrictEqual({ Phone: '5550102030' });
+  });
 });

@@ -1,7 +1,7 @@
 // The MCP server's answer cache on its own, on real files: a paid answer is on disk (in the journal,
 // or set aside when another process holds the journal) before put() resolves, and a later lookup,
 // by this server or another, finds it free. Kept nowhere, it is at least kept in memory.
-import { mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AnswerStore } from '@enrich/bulk';
@@ -184,5 +184,44 @@ describe('BriefAnswerStore', () => {
     const dir = fresh();
     await cacheAt(dir).put(NS, key('5550102030'), answer('5550102030'));
     expect(cacheAt(dir, { maxAgeMs: -1 }).get(NS, key('5550102030'))).toBeUndefined();
+  });
+
+  it('serves a single call of one service through for(): what it keeps there, it finds there only', async () => {
+    const dir = fresh();
+    const calls = cacheAt(dir).for(NS);
+    await expect(calls.keep(key('5550102030'), answer('5550102030'))).resolves.toEqual({ where: 'journal' });
+    expect(calls.get(key('5550102030'))).toEqual(answer('5550102030'));
+    expect(cacheAt(dir).for('https://api.example.com').get(key('5550102030'))).toBeUndefined();
+  });
+
+  it('keeps nothing of a person forgotten while the call was under way, says so, and lets the journal go', async () => {
+    const dir = fresh();
+    const reason = 'forgotten at their request';
+    const cache = cacheAt(dir, { forgotten: (k) => (k === key('5550102030') ? reason : undefined) });
+    await expect(cache.put(NS, key('5550102030'), answer('5550102030'))).resolves.toEqual({
+      where: 'forgotten',
+      reason,
+    });
+    expect(logged).toEqual([
+      'A paid answer was not kept: its person was forgotten while the call was under way.',
+    ]);
+    // The journal's lock is let go: another writer opens it, and it holds nothing of them.
+    const writer = AnswerStore.open({ path: join(dir, 'cache.jsonl'), namespace: NS, maxAgeMs: DAY });
+    open.push(writer);
+    expect(writer.get(key('5550102030'))).toBeUndefined();
+    writer.close();
+    // Anyone else is kept as ever.
+    await expect(cache.put(NS, key('5550102031'), answer('5550102031'))).resolves.toEqual({
+      where: 'journal',
+    });
+    // With the journal held by another process, the same: nothing set aside either.
+    const held = holdLock(dir);
+    const waiting = cacheAt(dir, { lockWaitMs: 100, forgotten: () => reason });
+    await expect(waiting.put(NS, key('5550102032'), answer('5550102032'))).resolves.toEqual({
+      where: 'forgotten',
+      reason,
+    });
+    held.close();
+    expect(existsSync(join(dir, 'aside')) ? readdirSync(join(dir, 'aside')) : []).toEqual([]);
   });
 });
