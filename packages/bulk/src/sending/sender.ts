@@ -166,8 +166,10 @@ export class Sender {
   private gate(state: WireState): Transport {
     const { options } = this;
     return async (request: HttpRequest) => {
-      // The time the pace was told this attempt left: it hears of its end under the same one.
-      const sentAt = await this.turns.wait(state.wireAttempts > 0);
+      // The send time is read once the turn is given, not the turn's own time: with the turn's, the
+      // pace put 64 in flight against a capacity of 6 (the CLI's pacing test, six runs in seven).
+      await this.turns.wait(state.wireAttempts > 0);
+      const sentAt = options.now();
       // The run stopped sending while this request waited its turn: it never leaves. (A retry of
       // one already sent goes, unless interrupted: core asked isCancelled before it.)
       if (this.stopReason === 'interrupted' || (this.stopReason && state.wireAttempts === 0)) {
