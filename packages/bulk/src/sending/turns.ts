@@ -27,8 +27,9 @@ export class Turns {
   // An attempt's turn: at once when nothing waits and the pace allows (the common case, and the only
   // one with a fixed number and no rate), else in order behind the others. The pace is told at the
   // moment the turn is given, so that the next one is judged with this one counted; the time it was
-  // told is the attempt's send time, given back, so that the pace hears of its end under the same
-  // time (rate-headers.ts matches the requests in flight by it).
+  // told is given back (rate-headers.ts matches the requests in flight by a send time). The Sender
+  // does not use it for now: with it as the send time the pace overshot a small capacity (d38a6ae;
+  // issue 36's note), and it reads the clock after the turn instead until that is understood.
   // A retry goes before requests not yet sent: finishing what was started first, as TCP resends
   // before it sends anything new (and a run whose allowance is gone finds it out in a few attempts).
   wait(retry: boolean): Promise<number> {
