@@ -49,6 +49,12 @@ export interface ServiceModel {
   seed?: number;
   /** Answer 500 instead of 200 while this returns true. */
   failing?: (at: number) => boolean;
+  /**
+   * Requests sent before `untilMs` are answered `extraMs` later, outside the service's capacity: a
+   * run's first requests pay for its start (connections opened, code not yet warm), as the CLI's,
+   * against the sandbox in its own process, take twice the service time.
+   */
+  warmUp?: { readonly untilMs: number; readonly extraMs: number };
 }
 
 /** A service whose model may change mid-run (a limit halved, say): `model` is read at every request. */
@@ -101,7 +107,10 @@ export function simService(model: ServiceModel): SimService & { model: ServiceMo
         const answer = served(m, at);
         return headers ? { ...answer, headers } : answer;
       }
-      return served(m, at);
+      const answer = served(m, at);
+      return m.warmUp && at < m.warmUp.untilMs
+        ? { ...answer, doneAt: answer.doneAt + m.warmUp.extraMs }
+        : answer;
     },
   };
   // Behind the window: the bucket, then the backend.

@@ -73,4 +73,19 @@ describe('HeaderBudget: what is left of the count', () => {
     budget.sent(NOW + 102, 1);
     expect(budget.blockedUntil(NOW + 103)).toBe(NOW + 2000);
   });
+
+  it('a request told back a moment after the pace was told it left is still found', () => {
+    // As above, but each sender read the clock a millisecond after the pace was told (bulk's turns):
+    // A told at NOW, sent at NOW + 1; B told at NOW + 5, sent at NOW + 6.
+    const budget = new HeaderBudget();
+    budget.sent(NOW, 1);
+    budget.sent(NOW + 5, 1);
+    budget.update(hint(1, NOW + 1));
+    budget.ended(NOW + 1);
+    budget.update(hint(2, NOW + 6));
+    expect(budget.blockedUntil(NOW + 100)).toBe(NOW + 2000);
+    // Both found when back: one is left, as the service said last.
+    budget.ended(NOW + 6);
+    expect(budget.blockedUntil(NOW + 101)).toBeUndefined();
+  });
 });

@@ -27,9 +27,10 @@ export class Turns {
   // An attempt's turn: at once when nothing waits and the pace allows (the common case, and the only
   // one with a fixed number and no rate), else in order behind the others. The pace is told at the
   // moment the turn is given, so that the next one is judged with this one counted; the time it was
-  // told is given back (rate-headers.ts matches the requests in flight by a send time). The Sender
-  // does not use it for now: with it as the send time the pace overshot a small capacity (d38a6ae;
-  // issue 36's note), and it reads the clock after the turn instead until that is understood.
+  // told is given back. The Sender reads the clock again once its turn is given and takes that as
+  // the send time (a latency is measured from when the request left, not from when it was let go:
+  // a millisecond or two apart when many are let go at once); core's rate headers find a request
+  // back by the last turn given at or before its send time.
   // A retry goes before requests not yet sent: finishing what was started first, as TCP resends
   // before it sends anything new (and a run whose allowance is gone finds it out in a few attempts).
   wait(retry: boolean): Promise<number> {

@@ -1,11 +1,18 @@
 // How much a service's latency varies on its own, with no queue behind it: real latency is close to
 // log-normal with a long tail, and a round's median of a few answers swings by half either way when
 // the tail is heavy (σ 1). The pace must not read that swing as a queue. So the spread is measured
-// (the standard deviation of the logarithm of the latency, σ, from the median absolute deviation of
-// the last answers: robust to the tail itself), and a latency counts as queueing only when it is
-// further above the baseline than a median of that many answers strays by chance.
+// (the standard deviation of the logarithm of the latency, σ, from the median absolute deviation:
+// robust to the tail itself), and a latency counts as queueing only when it is further above the
+// baseline than a median of that many answers strays by chance.
+// The spread is measured within each round, around the round's own median, not over every answer
+// of the run: slow start doubles the number in flight every round, so a queue makes each round's
+// latency higher than the last, and answers taken together would count that climb as noise: the
+// queue would hide itself (the CLI's run against a capacity of 6, whose first round was slowed by
+// the run's start, doubled on to 64 in flight). Only the deviations below the median are taken: a
+// round is judged before its slowest answers are back (round.ts), and every answer under its median
+// is known by then; for a log-normal the two halves spread alike.
 
-/** Answers whose latency the spread is measured over. */
+/** Deviations the spread is measured over (half the answers of the last rounds judged). */
 const KEPT = 256;
 /** A median of n answers of a log-normal strays by about 1.2533 σ / √n (its standard error). */
 const MEDIAN_ERROR = 1.2533;
@@ -21,21 +28,26 @@ const Z = 3;
 const AT_LEAST = 1.05;
 
 export class LatencyNoise {
-  private readonly logs: number[] = [];
+  /** How far below its round's median each answer was, in log: the absolute deviations. */
+  private readonly deviations: number[] = [];
   private next = 0;
 
-  add(latencyMs: number): void {
-    const value = Math.log(Math.max(latencyMs, 0.001));
-    if (this.logs.length < KEPT) this.logs.push(value);
-    else this.logs[this.next] = value;
-    this.next = (this.next + 1) % KEPT;
+  /** A round judged: the latencies of its answers, and its median. */
+  addRound(latencies: readonly number[], roundMedian: number): void {
+    const center = Math.log(Math.max(roundMedian, 0.001));
+    for (const latency of latencies) {
+      if (latency >= roundMedian) continue;
+      const deviation = center - Math.log(Math.max(latency, 0.001));
+      if (this.deviations.length < KEPT) this.deviations.push(deviation);
+      else this.deviations[this.next] = deviation;
+      this.next = (this.next + 1) % KEPT;
+    }
   }
 
-  /** σ of the log latency, or 0 until a few answers came. */
+  /** σ of the log latency, or 0 until a few deviations are known. */
   get sigma(): number {
-    if (this.logs.length < 8) return 0;
-    const center = median(this.logs);
-    return MAD_TO_SIGMA * median(this.logs.map((x) => Math.abs(x - center)));
+    if (this.deviations.length < 8) return 0;
+    return MAD_TO_SIGMA * median(this.deviations);
   }
 
   /**

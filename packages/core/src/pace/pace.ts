@@ -206,7 +206,6 @@ export class Pace {
       if (this.window.answered(sentAt)) this.measureFrom = sentAt;
       this.countSpent.answer(sentAt);
       this.answers.add(now);
-      this.noise.add(now - sentAt);
       if (member) round.latencies.push(now - sentAt);
       this.growRate(now);
       // Slow start: one more in flight per answer, so the limit doubles over a round trip while the
@@ -332,6 +331,7 @@ export class Pace {
     if (round.failed > 0) return;
     const median = cohortMedian(round.latencies, round.cohort);
     if (median === undefined || median <= 0) return;
+    this.noise.addRound(round.latencies, median);
     s.latency = s.latency === undefined ? median : s.latency * 0.7 + median * 0.3;
     const step = this.baseline.step(round, s.latency, s.limit, s.slowStart, now);
     // The service itself got slower (not our queue): find the pace afresh, doubling.

@@ -135,9 +135,16 @@ export class HeaderBudget {
     if (this.inFlight.length > MAX_TRACKED) this.inFlight.splice(0, this.inFlight.length - MAX_TRACKED);
   }
 
-  /** The request sent at `sentAt` is back. */
+  /**
+   * The request sent at `sentAt` is back. It left at or after the time the pace was told of it (its
+   * turn: bulk reads the clock again once the turn is given, a millisecond or two later at times),
+   * so the last one told at or before `sentAt` is taken for it. Matched by the exact time, a
+   * request a millisecond late was never found: it counted as still on its way, the count left was
+   * taken for one less, and the last requests of a window waited for the next one.
+   */
   ended(sentAt: number): void {
-    const at = this.inFlight.indexOf(sentAt);
+    let at = this.inFlight.length - 1;
+    while (at >= 0 && (this.inFlight[at] as number) > sentAt) at--;
     if (at >= 0) this.inFlight.splice(at, 1);
     // Every request back: what is left is exactly what the service last said. Until then it is an
     // estimate (the answers' counts less what is still on its way), and requests that reach the
