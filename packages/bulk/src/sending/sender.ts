@@ -166,7 +166,7 @@ export class Sender {
   private gate(state: WireState): Transport {
     const { options } = this;
     return async (request: HttpRequest) => {
-      // The send time is read once the turn is given (turns.ts says why not the turn's own time).
+      // The send time is read once the turn is given (turns.ts says why).
       await this.turns.wait(state.wireAttempts > 0);
       const sentAt = options.now();
       // The run stopped sending while this request waited its turn: it never leaves. (A retry of

@@ -12,7 +12,7 @@ interface TurnClock {
 
 export class Turns {
   /** Attempts waiting for their turn to go on the wire, in order, and the loop that lets them go. */
-  private readonly waiting: ((sentAt: number) => void)[] = [];
+  private readonly waiting: (() => void)[] = [];
   private running = false;
   /** Wakes the turn loop early: an attempt ended (a place may be free), or the run stopped. */
   private nudgeLoop: (() => void) | undefined;
@@ -26,20 +26,19 @@ export class Turns {
 
   // An attempt's turn: at once when nothing waits and the pace allows (the common case, and the only
   // one with a fixed number and no rate), else in order behind the others. The pace is told at the
-  // moment the turn is given, so that the next one is judged with this one counted; the time it was
-  // told is given back. The Sender reads the clock again once its turn is given and takes that as
-  // the send time (a latency is measured from when the request left, not from when it was let go:
-  // a millisecond or two apart when many are let go at once); core's rate headers find a request
-  // back by the last turn given at or before its send time.
+  // moment the turn is given, so that the next one is judged with this one counted. The Sender reads
+  // the clock once its turn is given and takes that as the send time (a latency is measured from when
+  // the request left, not from when it was let go: a millisecond or two apart when many are let go
+  // at once); core's rate headers find a request back by the last turn given at or before it.
   // A retry goes before requests not yet sent: finishing what was started first, as TCP resends
   // before it sends anything new (and a run whose allowance is gone finds it out in a few attempts).
-  wait(retry: boolean): Promise<number> {
+  wait(retry: boolean): Promise<void> {
     const now = this.clock.now();
     if (this.waiting.length === 0 && this.mayGoAt(now) === 0) {
       this.pace.sent(now);
-      return Promise.resolve(now);
+      return Promise.resolve();
     }
-    return new Promise<number>((resolve) => {
+    return new Promise<void>((resolve) => {
       if (retry) this.waiting.unshift(resolve);
       else this.waiting.push(resolve);
       void this.give();
@@ -75,7 +74,7 @@ export class Turns {
     try {
       while (this.waiting.length > 0) {
         if (this.stopped) {
-          for (const go of this.waiting.splice(0)) go(this.clock.now());
+          for (const go of this.waiting.splice(0)) go();
           break;
         }
         const now = this.clock.now();
@@ -83,7 +82,7 @@ export class Turns {
         if (wait > 0) await this.loopWait(wait);
         else {
           this.pace.sent(now);
-          this.waiting.shift()?.(now);
+          this.waiting.shift()?.();
         }
       }
     } finally {
