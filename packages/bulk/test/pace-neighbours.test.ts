@@ -3,7 +3,8 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Pace } from '@enrich/core';
+import { Pace, type Transport } from '@enrich/core';
+import { createFetchTransport } from '@enrich/core/fetch-transport';
 import { describe, expect, it, vi } from 'vitest';
 import { runBulk } from '../src/run/run-bulk.js';
 import { PaceMemory } from '../src/sending/pace-memory.js';
@@ -145,6 +146,7 @@ describe('two runs on one token bucket, one cache folder', () => {
     // What happened, in order, taken where it happens: progress readings are samples, and on a busy
     // machine the next change (a 429 at the faster rate) can come before the next one is taken.
     const events: (
+      | { longStartsAfter: number; ms: number }
       | { ended: number | undefined; ms: number }
       | { before?: number; after?: number; says: string; ms: number }
     )[] = [];
@@ -168,17 +170,44 @@ describe('two runs on one token bucket, one cache folder', () => {
         ms: Date.now() - started,
       });
     });
-    const run = (name: string, from: number, rows: number) => {
+    const run = (name: string, from: number, rows: number, answered?: (status: number) => void) => {
       const inPath = join(dir, `${name}.csv`);
       writeCsv(inPath, [['phone'], ...Array.from({ length: rows }, (_, i) => [phone(from + i)])]);
       const options = sandboxRun(server, { inPath, outPath: join(dir, `${name}.out.csv`) }, { pacePath });
-      return runBulk({ ...options, cachePath: join(dir, `${name}.cache`), concurrency: 'auto' });
+      const transport = (abandon: AbortSignal): Transport => {
+        const send = (options.transport ?? (() => createFetchTransport()))(abandon);
+        return async (request) => {
+          const response = await send(request);
+          answered?.(response.status);
+          return response;
+        };
+      };
+      return runBulk({ ...options, transport, cachePath: join(dir, `${name}.cache`), concurrency: 'auto' });
     };
     try {
-      // A sixth of the rows: the short run ends first even when the long one holds four fifths of
-      // the bucket (as two runs on one bucket may: the bench's family f). With 120, at such shares,
-      // the two ended within a look of each other, and the long one heard nothing.
-      const [first, second] = await Promise.all([run('short', 0, 80), run('long', 10_000, 400)]);
+      // The short run starts alone and the long one once the short has been refused (so it has a
+      // rate to give) and has 80 of its 120 answers. Started together, the long run could take most
+      // of the bucket and both end within a look of each other: then it heard nothing. Begun ahead,
+      // with 40 rows left, even a tenth of the bucket ends the short run before the long one's 400.
+      let paid = 0;
+      let refused = false;
+      let longStarted = false;
+      let startLong: () => void = () => undefined;
+      const longMayStart = new Promise<void>((resolve) => {
+        startLong = resolve;
+      });
+      const short = run('short', 0, 120, (status) => {
+        if (status === 429) refused = true;
+        if (status === 200) paid += 1;
+        if (longStarted || !refused || paid < 80) return;
+        longStarted = true;
+        events.push({ longStartsAfter: paid, ms: Date.now() - started });
+        startLong();
+      });
+      // Never refused, the short run ends alone, and the story says so.
+      void short.then(startLong, startLong);
+      const long = longMayStart.then(() => run('long', 10_000, 400));
+      const [first, second] = await Promise.all([short, long]);
       expect(first.completed && second.completed).toBe(true);
     } finally {
       vi.restoreAllMocks();
@@ -187,9 +216,13 @@ describe('two runs on one token bucket, one cache folder', () => {
     // takes up all of it (no third run to share with) and says so; then it ends. The short one,
     // ended, hears nothing.
     const story = JSON.stringify(events);
-    const [shortEnd, taken, longEnd, ...more] = events;
+    const [longStart, shortEnd, taken, longEnd, ...more] = events;
+    expect(longStart, story).toMatchObject({ longStartsAfter: expect.any(Number) });
     const freed = shortEnd && 'ended' in shortEnd ? shortEnd.ended : undefined;
-    expect(freed, `the short run ended at a rate its 429s gave it: ${story}`).toBeGreaterThan(0);
+    expect(shortEnd, `the short run ended at a rate its 429s gave it: ${story}`).toMatchObject({
+      ended: expect.any(Number),
+    });
+    expect(freed, story).toBeGreaterThan(0);
     expect(taken, story).toMatchObject({ says: 'neighbour-ended' });
     const { before = 0, after = 0 } = taken && 'says' in taken ? taken : {};
     expect(before, `the long run had a rate of its own: ${story}`).toBeGreaterThan(0);
