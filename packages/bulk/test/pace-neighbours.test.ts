@@ -170,7 +170,9 @@ describe('two runs on one token bucket, one cache folder', () => {
         ms: Date.now() - started,
       });
     });
-    const run = (name: string, from: number, rows: number, answered?: (status: number) => void) => {
+    /** A run of `rows` new phones; `answered` hears each answer's status, and holds the answer back
+     * until the promise it returns, if any, settles. */
+    const run = (name: string, from: number, rows: number, answered?: (status: number) => unknown) => {
       const inPath = join(dir, `${name}.csv`);
       writeCsv(inPath, [['phone'], ...Array.from({ length: rows }, (_, i) => [phone(from + i)])]);
       const options = sandboxRun(server, { inPath, outPath: join(dir, `${name}.out.csv`) }, { pacePath });
@@ -178,7 +180,7 @@ describe('two runs on one token bucket, one cache folder', () => {
         const send = (options.transport ?? (() => createFetchTransport()))(abandon);
         return async (request) => {
           const response = await send(request);
-          answered?.(response.status);
+          await answered?.(response.status);
           return response;
         };
       };
@@ -186,9 +188,9 @@ describe('two runs on one token bucket, one cache folder', () => {
     };
     try {
       // The short run starts alone and the long one once the short has been refused (so it has a
-      // rate to give) and has 80 of its 120 answers. Started together, the long run could take most
-      // of the bucket and both end within a look of each other: then it heard nothing. Begun ahead,
-      // with 40 rows left, even a tenth of the bucket ends the short run before the long one's 400.
+      // rate to give) and has 80 of its 120 answers; the long one's answers past its 300th wait for
+      // the short run to end. Started together and left to race, one run could take most of the
+      // bucket and both end within a look of each other (CI, twice): then the long one heard nothing.
       let paid = 0;
       let refused = false;
       let longStarted = false;
@@ -205,8 +207,14 @@ describe('two runs on one token bucket, one cache folder', () => {
         startLong();
       });
       // Never refused, the short run ends alone, and the story says so.
-      void short.then(startLong, startLong);
-      const long = longMayStart.then(() => run('long', 10_000, 400));
+      const shortDone = short.then(startLong, startLong);
+      let longPaid = 0;
+      const long = longMayStart.then(() =>
+        run('long', 10_000, 400, (status) => {
+          if (status === 200) longPaid += 1;
+          return longPaid > 300 ? shortDone : undefined;
+        }),
+      );
       const [first, second] = await Promise.all([short, long]);
       expect(first.completed && second.completed).toBe(true);
     } finally {
