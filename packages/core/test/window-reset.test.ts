@@ -131,6 +131,15 @@ describe('WindowReset', () => {
     expect(narrowed.readyAt(2950)).toBe(3010);
   });
 
+  it('sends while open set no probe turn: a refusal after them is probed for from its earliest', () => {
+    const reset = refusedOnce();
+    expect(reset.answered(2000)).toBe(true);
+    reset.sent(2500);
+    // Refused again (sent at 2600, answered at 2610, "Retry-After: 1"): its reset may be at 2600.
+    reset.refused(2600, 2610, 1000);
+    expect(reset.readyAt(2610)).toBe(2610);
+  });
+
   it('a closed reset that passes its latest opens by itself: requests go at once', () => {
     const reset = refusedOnce();
     expect(reset.closed(3200)).toBe(false);
@@ -189,6 +198,22 @@ describe('CountSpent', () => {
     for (let i = 0; i < 3; i++) spent.answer(2100 + i);
     spent.refusal(2200);
     expect(spent.paused(3000)).toBe(true);
+  });
+
+  it('a request sent at the very moment of a pause is of the stretch it starts', () => {
+    const sameMoment = new CountSpent();
+    sameMoment.paused(0);
+    sameMoment.paused(1000);
+    sameMoment.refusal(1000);
+    for (let i = 0; i < 20; i++) sameMoment.answer(1001 + i);
+    // Refused at 1000: the twenty sent after it are let through after a refusal, not a count spent.
+    expect(sameMoment.paused(2000)).toBe(false);
+    const counted = new CountSpent();
+    counted.paused(0);
+    counted.paused(1000);
+    for (let i = 0; i < 20; i++) counted.answer(1000);
+    counted.refusal(1001);
+    expect(counted.paused(2000)).toBe(true);
   });
 
   it('each pause starts a new stretch: nothing of the last one is counted again', () => {
