@@ -12,6 +12,17 @@ function refusedOnce() {
   return reset;
 }
 
+/**
+ * The reset is known to lie in [earliest, latest): a refusal sent from the earliest on is a probe's,
+ * and the count is closed until the latest. Last: reaching the latest opens the count.
+ */
+function expectBounds(reset: WindowReset, earliest: number, latest: number) {
+  expect(reset.isProbe(earliest - 1), 'sent before the earliest').toBe(false);
+  expect(reset.isProbe(earliest), 'sent at the earliest').toBe(true);
+  expect(reset.closed(latest - 1), 'just before the latest').toBe(true);
+  expect(reset.closed(latest), 'at the latest').toBe(false);
+}
+
 describe('WindowReset', () => {
   it('before any refusal is open: everything goes now, nothing is a probe, nothing opens', () => {
     const reset = new WindowReset();
@@ -85,32 +96,23 @@ describe('WindowReset', () => {
     // A probe sent at 2250, answered at 2300, "Retry-After: 1": the reset is in [2250, 3300] by
     // itself, so in [2250, 3100] with the first.
     reset.refused(2250, 2300, 1000);
-    expect(reset.isProbe(2249)).toBe(false);
-    expect(reset.isProbe(2250)).toBe(true);
-    expect(reset.closed(3099)).toBe(true);
-    expect(reset.closed(3100)).toBe(false);
+    expectBounds(reset, 2250, 3100);
     // A refusal that says less than what is known (sent earlier, answered as late) changes nothing;
     // one answered earlier brings the latest in.
     const again = refusedOnce();
     again.refused(900, 1100, 2000);
-    expect(again.isProbe(1999)).toBe(false);
-    expect(again.closed(3099)).toBe(true);
-    expect(again.closed(3100)).toBe(false);
+    expectBounds(again, 2000, 3100);
     const sooner = refusedOnce();
     sooner.refused(1000, 1050, 2000);
-    expect(sooner.closed(3049)).toBe(true);
-    expect(sooner.closed(3050)).toBe(false);
+    expectBounds(sooner, 2000, 3050);
   });
 
   it('a refusal whose earliest is at or past the known latest is a later window: its bounds replace the old ones', () => {
     const reset = refusedOnce();
     // Sent at 4100, answered at 4150, "Retry-After: 1": its window resets in [4100, 5150].
     reset.refused(4100, 4150, 1000);
-    expect(reset.isProbe(4099)).toBe(false);
-    expect(reset.isProbe(4100)).toBe(true);
     expect(reset.readyAt(4150)).toBe(4150);
-    expect(reset.closed(5149)).toBe(true);
-    expect(reset.closed(5150)).toBe(false);
+    expectBounds(reset, 4100, 5150);
     // At exactly the old latest: still a later window, not a narrowing to nothing.
     const edge = refusedOnce();
     edge.refused(3100, 3120, 1000);
