@@ -7,7 +7,10 @@
 //       server's own time for it (its log line: what it adds to a query) and the round trip the
 //       caller sees, with the journal and with PostgreSQL (a cluster of the bench's own, started by
 //       @enrich/bulk's harness).
-// BENCH_ROWS scales (t) (6,000 by default); BENCH_SECTIONS=throughput or store runs one section.
+//   (i) three instances sharing one store and one key on a gateway of 40 requests a second (the
+//       sandbox's token bucket, 429 past it): six batches of 20 each, one after another, three
+//       times; how near the bucket's rate they finish together, and how many requests it refused.
+// BENCH_ROWS scales (t) (6,000 by default); BENCH_SECTIONS=throughput, store or instances runs one section.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -59,17 +62,21 @@ function child(command: string, args: readonly string[], env: Record<string, str
   return { proc, nextLine, printed: () => all };
 }
 
-async function startSandbox() {
+async function startSandbox(model: object = MODEL) {
   const sandbox = child(process.execPath, [
     '--import',
     'tsx',
     join(ROOT, 'bench', 'sandbox-process.ts'),
-    JSON.stringify(MODEL),
+    JSON.stringify(model),
   ]);
   const { url } = JSON.parse(await sandbox.nextLine()) as { url: string };
   const stats = async () => {
     sandbox.proc.stdin.write('stats\n');
-    return JSON.parse(await sandbox.nextLine()) as { transactions: number };
+    return JSON.parse(await sandbox.nextLine()) as {
+      transactions: number;
+      requests: number;
+      throttled: number;
+    };
   };
   return { url, stats, stop: () => sandbox.proc.kill('SIGTERM') };
 }
@@ -131,6 +138,12 @@ async function startServer(url: string, args: readonly string[] = []) {
 }
 
 async function bigQuery(url: string, rows: readonly string[]): Promise<void> {
+  const status = await bigQueryStatus(url, rows);
+  if (status !== 200) throw new Error(`batch answered ${status}`);
+}
+
+/** A batch sent as BigQuery sends it; the status it was answered with (200: every row replied). */
+async function bigQueryStatus(url: string, rows: readonly string[]): Promise<number> {
   const response = await fetch(`${url}/bigquery`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
@@ -143,8 +156,8 @@ async function bigQuery(url: string, rows: readonly string[]): Promise<void> {
     }),
   });
   const body = (await response.json()) as { replies?: unknown[] };
-  if (response.status !== 200 || body.replies?.length !== rows.length)
-    throw new Error(`batch answered ${response.status}`);
+  if (response.status === 200 && body.replies?.length !== rows.length) throw new Error('rows left unreplied');
+  return response.status;
 }
 
 /** One instance answering the rows in batches, IN_FLIGHT at a time; its wall time in ms. */
@@ -251,10 +264,75 @@ async function store(): Promise<string[][]> {
   }
 }
 
+/** Three instances, one store, one key on a bucket of 40/s: six batches of 20 each, one after another. */
+const INSTANCES = { count: 3, batches: 6, rows: 20, rate: 40 };
+
+/** One run of (i): when the last batch was answered (ms), each instance's last, and the sandbox's counts. */
+async function instancesRun(url: string, store: string, from: number) {
+  const servers = await Promise.all(
+    Array.from({ length: INSTANCES.count }, () => startServer(url, ['--store', store])),
+  );
+  const started = performance.now();
+  try {
+    const ends = await Promise.all(
+      servers.map(async (server, i) => {
+        for (let b = 0; b < INSTANCES.batches; b++) {
+          const first = from + (i * INSTANCES.batches + b) * INSTANCES.rows;
+          const rows = Array.from({ length: INSTANCES.rows }, (_, r) => phone(first + r));
+          // As BigQuery does: a 503 is sent again (what was bought is free the second time).
+          while ((await bigQueryStatus(server.url, rows)) === 503);
+        }
+        return performance.now() - started;
+      }),
+    );
+    return ends;
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+  }
+}
+
+async function instances(): Promise<string[][]> {
+  const sandbox = await startSandbox({ latencyMs: 40, rate: INSTANCES.rate });
+  const cluster = await startPostgresCluster({ database: 'bench_instances' });
+  const total = INSTANCES.count * INSTANCES.batches * INSTANCES.rows;
+  const best = (total / INSTANCES.rate) * 1000;
+  const shares: number[] = [];
+  const spreads: string[] = [];
+  try {
+    for (let round = 0; round < 3; round++) {
+      const before = await sandbox.stats();
+      const ends = await instancesRun(sandbox.url, cluster.url, 200_000 + round * total);
+      const after = await sandbox.stats();
+      if (after.transactions - before.transactions !== total)
+        throw new Error(`round ${round} spent ${after.transactions - before.transactions}, not ${total}`);
+      const refused = after.throttled - before.throttled;
+      shares.push(best / Math.max(...ends));
+      spreads.push(ends.map((ms) => (ms / 1000).toFixed(1)).join('/'));
+      log(
+        `instances round ${round + 1}: ends ${spreads.at(-1)} s, ${refused} of ${after.requests - before.requests} requests refused`,
+      );
+    }
+    const counts = await sandbox.stats();
+    return [
+      [
+        `(i) ${INSTANCES.count} instances, ${total} rows at ${INSTANCES.rate}/s: best / last end`,
+        shares.map((r) => r.toFixed(2)).join(', '),
+        '>= 0.5',
+      ],
+      ['(i) each instance done at, s', spreads.join('; '), ''],
+      ['(i) requests refused (429)', `${counts.throttled} of ${counts.requests}`, '< 10 %'],
+    ];
+  } finally {
+    sandbox.stop();
+    await cluster.remove();
+  }
+}
+
 const table: string[][] = [['measure', 'figure', 'target']];
 try {
   if (sections === 'all' || sections === 'throughput') table.push(...(await throughput()));
   if (sections === 'all' || sections === 'store') table.push(...(await store()));
+  if (sections === 'all' || sections === 'instances') table.push(...(await instances()));
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
