@@ -4,13 +4,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pace, type Transport } from '@enrich/core';
-import { createFetchTransport } from '@enrich/core/fetch-transport';
 import { describe, expect, it, vi } from 'vitest';
 import { runBulk } from '../src/run/run-bulk.js';
 import { PaceMemory } from '../src/sending/pace-memory.js';
 import { PACE_RUNS_FOLDER, PaceNeighbours } from '../src/sending/pace-neighbours.js';
 import { useSandbox, writeCsv } from './fixtures.js';
-import { phone, sandboxRun } from './sandbox-run.js';
+import { phone, sandboxRun, sandboxTransport } from './sandbox-run.js';
 
 /** Runs sharing one folder and one hand-set clock; what each heard. */
 function neighbourhood(group = 'g1') {
@@ -176,8 +175,8 @@ describe('two runs on one token bucket, one cache folder', () => {
       const inPath = join(dir, `${name}.csv`);
       writeCsv(inPath, [['phone'], ...Array.from({ length: rows }, (_, i) => [phone(from + i)])]);
       const options = sandboxRun(server, { inPath, outPath: join(dir, `${name}.out.csv`) }, { pacePath });
-      const transport = (abandon: AbortSignal): Transport => {
-        const send = (options.transport ?? (() => createFetchTransport()))(abandon);
+      const transport = (): Transport => {
+        const send = sandboxTransport();
         return async (request) => {
           const response = await send(request);
           await answered?.(response.status);

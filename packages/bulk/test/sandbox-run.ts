@@ -10,6 +10,9 @@ export const op = getOperation('phone-lookup');
 /** A distinct valid phone for each i. */
 export const phone = (i: number) => `555${String(1_000_000 + i).padStart(7, '0')}`;
 
+/** How the engine's tests reach the sandbox: real HTTP, a 5 s deadline. */
+export const sandboxTransport = () => createFetchTransport({ timeoutMs: 5000 });
+
 /** The options of a run from inPath to outPath (the cache beside it), with `more` on top. */
 export function sandboxRun(
   server: SandboxServer,
@@ -25,7 +28,7 @@ export function sandboxRun(
     maxAgeMs: Number.POSITIVE_INFINITY,
     // The engine's default is every field (as every client); its tests look at the documented ones.
     allExtras: false,
-    transport: () => createFetchTransport({ timeoutMs: 5000 }),
+    transport: sandboxTransport,
     policy: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 10, maxDelayMs: 50 },
     concurrency: 4,
     ...more,
